@@ -1,0 +1,258 @@
+"""Input validation (the one validator), the LIBSVM reader, and the data transformations
+of PT11 Sec. 2 / Sec. 5: augmentation, reflection, and the extended space.
+
+Convention: ``X`` is an ``(n, d)`` array whose *rows* are the points x_i (the papers write the
+``d x n`` matrix with the points as columns); ``y`` is a length-``n`` vector of +1/-1 labels.
+
+Every public function of :mod:`reference` validates its arguments here, up front, and raises a
+``ValueError`` that names the argument and the fix.
+"""
+
+from __future__ import annotations
+
+import gzip
+import numbers
+from pathlib import Path
+from typing import Optional, Tuple
+
+import mpmath
+import numpy as np
+
+__all__ = [
+    "check_data",
+    "check_gram",
+    "check_simplex",
+    "check_real",
+    "check_int",
+    "load_libsvm",
+    "load_npz",
+    "augment",
+    "reflect",
+    "extend",
+]
+
+
+def _as_float_matrix(name: str, A) -> np.ndarray:
+    """Convert to a float64 array (mpf object arrays are rounded) or raise a ValueError."""
+    if isinstance(A, np.ndarray) and A.dtype == object:
+        try:
+            return np.array([float(v) for v in A.ravel()], dtype=np.float64).reshape(A.shape)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold real numbers; got {exc}") from None
+    try:
+        return np.asarray(A, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array; could not convert it ({exc})") from None
+
+
+def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+    """Validate a labelled data set; return ``(X, y)`` as arrays (X keeps mpf entries).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        The points, one per row.  Must be finite and non-empty.
+    y : array_like, shape (n,)
+        Labels, each +1 or -1.
+    nonzero : bool
+        Reject zero rows (normalization divides by ||x_i|| or K(x_i, x_i)).
+
+    Raises
+    ------
+    ValueError
+        Empty X, X not 2-D, NaN/inf, len(y) != n, labels other than +-1, zero rows.
+    """
+    Xf = _as_float_matrix("X", X)
+    if Xf.ndim != 2:
+        raise ValueError(
+            f"X must be a 2-D array of shape (n_points, n_features), got ndim={Xf.ndim}; "
+            "reshape a single feature with X.reshape(-1, 1)"
+        )
+    if Xf.shape[0] == 0 or Xf.shape[1] == 0:
+        raise ValueError(f"X is empty (shape {Xf.shape}); pass at least one point with one feature")
+    if not np.all(np.isfinite(Xf)):
+        raise ValueError("X contains NaN or inf; remove or impute those entries")
+    yf = _as_float_matrix("y", y)
+    if yf.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of labels, got shape {yf.shape}; use y.ravel()")
+    if yf.shape[0] != Xf.shape[0]:
+        raise ValueError(
+            f"X has {Xf.shape[0]} rows but y has {yf.shape[0]} labels; pass one label per row of X"
+        )
+    if not np.all(np.isfinite(yf)) or not np.all(np.isin(yf, (-1.0, 1.0))):
+        bad = sorted(set(yf[~np.isin(yf, (-1.0, 1.0))].tolist()))[:5]
+        raise ValueError(f"y must contain only +1 and -1, found {bad}; map your classes to +1/-1")
+    if nonzero:
+        zero = np.flatnonzero(~np.any(Xf != 0, axis=1))
+        if zero.size:
+            raise ValueError(
+                f"X has zero rows {zero[:5].tolist()}: a zero point cannot be normalized and is "
+                "never strictly separated; drop it (or add a bias by augmentation)"
+            )
+    Xo = X if isinstance(X, np.ndarray) and X.dtype == object else Xf
+    return Xo, yf.astype(np.int64)
+
+
+def check_gram(G, *, unit_diagonal: bool = True, name: str = "G") -> np.ndarray:
+    """Validate a (normalized) signed Gram matrix; return it as an array (mpf entries kept).
+
+    Checks: 2-D, square, non-empty, finite, symmetric, diagonal equal to 1 (when
+    ``unit_diagonal``), and positive semidefinite up to round-off (smallest eigenvalue
+    >= -1e-8 * n * max|G|).
+    """
+    Gf = _as_float_matrix(name, G)
+    if Gf.ndim != 2 or Gf.shape[0] != Gf.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {Gf.shape}; build it with reference.gram(X, y)")
+    n = Gf.shape[0]
+    if n == 0:
+        raise ValueError(f"{name} is empty; pass the Gram matrix of at least one point")
+    if not np.all(np.isfinite(Gf)):
+        raise ValueError(f"{name} contains NaN or inf; check the kernel and the data")
+    scale = max(1.0, float(np.max(np.abs(Gf))))
+    if not np.allclose(Gf, Gf.T, rtol=0, atol=1e-10 * scale):
+        raise ValueError(f"{name} is not symmetric; a Gram matrix satisfies G == G.T")
+    if unit_diagonal and not np.allclose(np.diag(Gf), 1.0, rtol=0, atol=1e-10):
+        raise ValueError(
+            f"{name} must have unit diagonal (the normalized signed Gram matrix of RP14 Sec. 3); "
+            "build it with reference.gram(X, y, kernel=...)"
+        )
+    lam_min = float(np.linalg.eigvalsh((Gf + Gf.T) / 2)[0])
+    if lam_min < -1e-8 * n * scale:
+        raise ValueError(
+            f"{name} is not positive semidefinite (smallest eigenvalue {lam_min:.3e}); "
+            "use a positive-definite kernel"
+        )
+    return G if isinstance(G, np.ndarray) and G.dtype == object else Gf
+
+
+def check_simplex(q, n: int, name: str = "q") -> np.ndarray:
+    """Validate a point of the simplex Delta_n (q >= 0, sum q = 1 within 1e-9)."""
+    qf = _as_float_matrix(name, q)
+    if qf.ndim != 1 or qf.shape[0] != n:
+        raise ValueError(f"{name} must be a vector of length {n} (one entry per point), got shape {qf.shape}")
+    if not np.all(np.isfinite(qf)) or np.any(qf < 0) or abs(qf.sum() - 1.0) > 1e-9:
+        raise ValueError(f"{name} must lie in the simplex (entries >= 0 summing to 1); e.g. np.full(n, 1/n)")
+    return q if isinstance(q, np.ndarray) and q.dtype == object else qf
+
+
+def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=False, hint=""):
+    """Validate a real parameter in an interval; return it unchanged.
+
+    ``low_open`` / ``high_open`` choose strict or non-strict bounds.
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    ok_low = low is None or (v > low if low_open else v >= low)
+    ok_high = high is None or (v < high if high_open else v <= high)
+    if not (ok_low and ok_high):
+        lo = "-inf" if low is None else f"{low}"
+        hi = "inf" if high is None else f"{high}"
+        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}{'; ' + hint if hint else ''}")
+    return value
+
+
+def check_int(name: str, value, *, low: int = 0) -> int:
+    """Validate an integer parameter >= low."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral,)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+# -- readers ------------------------------------------------------------------------------------
+
+
+def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """Read a LIBSVM / svmlight file (plain or ``.gz``) into a dense ``(X, y)``.
+
+    Lines are ``label index:value index:value ...`` with 1-based indices; ``#`` starts a
+    comment.  Labels must be +1/-1 (``1``, ``+1``, ``-1``, ``1.0`` ...); a 0/1 file raises.
+
+    Parameters
+    ----------
+    path : str or Path
+    n_features : int, optional
+        Number of columns; default: the largest index seen.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"data file {str(path)!r} does not exist; pass the path of a LIBSVM file")
+    opener = gzip.open if path.suffix == ".gz" else open
+    labels, rows, width = [], [], 0
+    with opener(path, "rt") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                labels.append(float(parts[0]))
+                row = {}
+                for tok in parts[1:]:
+                    k, v = tok.split(":", 1)
+                    idx = int(k)
+                    if idx < 1:
+                        raise ValueError("feature indices are 1-based")
+                    row[idx - 1] = float(v)
+                    width = max(width, idx)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"data file {str(path)!r} has no data lines")
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"n_features={n_features} but the file uses feature index {width}; raise n_features")
+        width = n_features
+    X = np.zeros((len(rows), width))
+    for i, row in enumerate(rows):
+        for j, v in row.items():
+            X[i, j] = v
+    y = np.array(labels)
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{path}: labels must be +1/-1, found {sorted(set(y.tolist()))[:5]}; relabel the file")
+    return X, y.astype(np.int64)
+
+
+def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
+    """Read ``X`` and ``y`` from a ``.npz`` archive (keys ``X`` and ``y``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"data file {str(path)!r} does not exist")
+    with np.load(path, allow_pickle=False) as z:
+        if "X" not in z or "y" not in z:
+            raise ValueError(f"{path}: an .npz data file must hold arrays named 'X' and 'y'")
+        return np.array(z["X"]), np.array(z["y"])
+
+
+# -- PT11 transformations -------------------------------------------------------------------------
+
+
+def augment(X: np.ndarray, rho) -> np.ndarray:
+    """x_k -> [x_k, rho]: one extra coordinate equal to rho > 0 encodes a bias  [PT11 Sec. 2]."""
+    col = np.empty((X.shape[0], 1), dtype=X.dtype)
+    col[:, 0] = rho
+    return np.hstack([X, col])
+
+
+def reflect(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The reflected points y_i x_i (rows)  [RP14 Sec. 2; PT11 Sec. 2]."""
+    return X * y.reshape(-1, 1)
+
+
+def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
+    """The extended space of PT11 Sec. 5 for the 2-norm soft margin.
+
+    y_k -> [ybar_k, l_k Delta delta_{1k}, ..., l_k Delta delta_{mk}], where ``Z`` holds the
+    reflected (augmented) patterns ybar_k as rows and ``y`` the labels l_k.
+    """
+    m = Z.shape[0]
+    E = np.zeros((m, m), dtype=Z.dtype)
+    for k in range(m):
+        E[k, k] = Delta * int(y[k])
+    if Z.dtype != object:
+        E = E.astype(np.float64)
+    return np.hstack([Z, E])

@@ -1,0 +1,120 @@
+"""Kernels and the (normalized) signed Gram matrices  [RP14 Sec. 3].
+
+* :func:`kernel_matrix`  K(A, B) for the built-in kernels or a callable
+* :func:`signed_gram`    the unnormalized signed Gram  Y K Y  (its margin is rho, or gamma_d on
+                         augmented / extended data)
+* :func:`gram`           the normalized signed Gram   G_ij = y_i y_j K_ij / sqrt(K_ii K_jj),
+                         G_ii = 1  (its margin is rho_K)
+
+This module is the one Gram builder of the project.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+import numpy as np
+
+from .arithmetic import Arithmetic, arithmetic
+from .data import check_data, check_real
+
+__all__ = ["KERNELS", "kernel_matrix", "signed_gram", "gram"]
+
+KERNELS = ("linear", "polynomial", "gaussian")
+Kernel = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
+
+
+def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: Optional[Arithmetic] = None, **params) -> np.ndarray:
+    """The kernel matrix [K(a_i, b_j)]_ij.
+
+    Parameters
+    ----------
+    kernel : {"linear", "polynomial", "gaussian"} or callable
+        ``"linear"``: a.b;  ``"polynomial"``: (a.b + c)^degree (params ``degree`` >= 1 integer,
+        default 2, ``c`` >= 0, default 1);  ``"gaussian"``: exp(-||a-b||^2 / (2 sigma^2)) (param
+        ``sigma`` > 0, default 1);  a callable ``K(A, B)`` returning the matrix.
+    """
+    ar = ar or Arithmetic(None)
+    if callable(kernel):
+        if params:
+            raise ValueError(f"parameters {sorted(params)} are only for the built-in kernels; bind them into your callable")
+        Kmat = ar.array(np.asarray(kernel(A, B)))
+        if Kmat.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(f"kernel callable returned shape {Kmat.shape}, expected {(A.shape[0], B.shape[0])}")
+        return Kmat
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable K(A, B), got {kernel!r}")
+    allowed = {"linear": set(), "polynomial": {"degree", "c"}, "gaussian": {"sigma"}}[kernel]
+    unknown = set(params) - allowed
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} for kernel {kernel!r}; allowed: {sorted(allowed) or 'none'}")
+    A, B = ar.array(A), ar.array(B)
+    inner = A @ B.T
+    if kernel == "linear":
+        return inner
+    if kernel == "polynomial":
+        degree = params.get("degree", 2)
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
+            raise ValueError(f"degree must be a positive integer, got {degree!r}")
+        c = check_real("c", params.get("c", 1.0), low=0, low_open=False)
+        return (inner + ar.scalar(c)) ** int(degree)
+    sigma = check_real("sigma", params.get("sigma", 1.0), low=0)
+    sa = np.sum(A * A, axis=1).reshape(-1, 1)
+    sb = np.sum(B * B, axis=1).reshape(1, -1)
+    sq = sa + sb - 2 * inner
+    sq = np.where(sq > 0, sq, ar.scalar(0))  # round-off guard: squared distances are >= 0
+    return ar.exp(-sq / (2 * ar.scalar(sigma) ** 2))
+
+
+def signed_gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **params) -> np.ndarray:
+    """The unnormalized signed Gram matrix  (Y K Y)_ij = y_i y_j K(x_i, x_j).
+
+    For the linear kernel this is Z Z^T with Z the reflected points; its max margin
+    (:func:`reference.margin`) is rho of RP14 Sec. 2, or gamma_d of PT11 eq. (1) on augmented
+    (or extended) data.
+    """
+    ar = arithmetic(precision)
+    X, y = check_data(X, y, nonzero=False)
+    with ar.context():
+        Kmat = kernel_matrix(X, X, kernel, ar, **params)
+        s = ar.array(y.astype(np.float64))
+        return Kmat * np.outer(s, s)
+
+
+def gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **params) -> np.ndarray:
+    """The normalized signed Gram matrix G of RP14 Sec. 3.
+
+    G_ij := y_i y_j K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))   (G_ii = 1).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+    y : array_like of +-1, shape (n,)
+    kernel : {"linear", "polynomial", "gaussian"} or callable K(A, B)
+    precision : int, optional
+        Build G in mpmath at this many digits (entries ``mpmath.mpf``).
+    **params
+        Kernel parameters (``degree``, ``c``, ``sigma``).
+
+    Raises
+    ------
+    ValueError
+        Bad data, unknown kernel or parameter, or K(x_i, x_i) <= 0 (e.g. a zero point for the
+        linear kernel), which makes G undefined.
+    """
+    ar = arithmetic(precision)
+    X, y = check_data(X, y, nonzero=False)
+    with ar.context():
+        Kmat = kernel_matrix(X, X, kernel, ar, **params)
+        diag = np.array([Kmat[i, i] for i in range(Kmat.shape[0])], dtype=Kmat.dtype)
+        bad = [i for i, v in enumerate(diag) if not v > 0]
+        if bad:
+            raise ValueError(
+                f"K(x_i, x_i) <= 0 for i = {bad[:5]} (a zero point under the linear kernel?): "
+                "G divides by sqrt(K(x_i, x_i)); drop those points"
+            )
+        s = ar.array(y.astype(np.float64)) / ar.sqrt(diag)  # y_i / sqrt(K_ii)
+        G = Kmat * np.outer(s, s)
+        for i in range(G.shape[0]):  # exactly 1 by definition; removes round-off
+            G[i, i] = ar.scalar(1)
+        return G

@@ -1,0 +1,238 @@
+"""Result, status values, the shared iteration driver, and the claim verifiers.
+
+Every algorithm of :mod:`reference` is an ``init(problem) -> State`` / ``step(problem, State)
+-> State`` pair over a small immutable state (the body of the paper's loop), plus an ``exit``
+test (the paper's halting rule).  :func:`drive` runs the loop, records the trace (the sequence
+of states it saw), and -- before a claim leaves the library -- re-verifies it from scratch with
+:func:`verify_separator_gram`, :func:`verify_separator_primal` or :func:`verify_certificate`.
+A claim that fails its verification is downgraded to ``"max_iter"`` and the reason is put in
+``Result.message``: the library never returns a false claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Generic, Optional, TypeVar
+
+import numpy as np
+
+from .arithmetic import Arithmetic, g_norm
+
+__all__ = [
+    "SEPARATOR",
+    "CERTIFICATE",
+    "MAX_ITER",
+    "STATUSES",
+    "Result",
+    "Algorithm",
+    "drive",
+    "verify_separator_gram",
+    "verify_separator_primal",
+    "verify_certificate",
+    "simplex_tolerance",
+]
+
+SEPARATOR = "separator"
+CERTIFICATE = "certificate"
+MAX_ITER = "max_iter"
+STATUSES = (SEPARATOR, CERTIFICATE, MAX_ITER)
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What every algorithm returns.
+
+    Attributes
+    ----------
+    algorithm : str
+        The reference function's name (``"snkp"``, ``"pdm"``, ...).
+    status : str
+        ``"separator"`` (verified: G alpha > 0, or y_i <w, x_i> > 0 for every point),
+        ``"certificate"`` (verified: p in the simplex and ||p||_G within its accuracy), or
+        ``"max_iter"`` (budget exhausted, or a claim that failed verification; see ``message``).
+    iterations : int
+        The paper's counter: k for RP14 Alg. 1-7 (for ISNKPVN the total of inner iterations),
+        t = number of updates for PFM/PDM.
+    alpha, w, p : ndarray or None
+        Simplex coefficients (Gram-space algorithms), weight vector (primal algorithms), dual
+        certificate (von Neumann algorithms); ``None`` where it does not apply.
+    trace : tuple or None
+        The states the driver saw, ``trace[i]`` after ``i`` steps (``trace=True`` only).
+    precision : str
+        The arithmetic the result holds at: ``"float64"`` or ``"mpmath, 50 decimal digits"``.
+    message : str
+        Why the run stopped, in words.
+    info : dict
+        Algorithm-specific extras (final mu, ell_t, epochs, outer loops, eps schedule, ...).
+    """
+
+    algorithm: str
+    status: str
+    iterations: int
+    alpha: Optional[np.ndarray] = None
+    w: Optional[np.ndarray] = None
+    p: Optional[np.ndarray] = None
+    trace: Optional[tuple] = None
+    precision: str = "float64"
+    message: str = ""
+    info: dict = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        return self.status != MAX_ITER
+
+    def as_dict(self) -> dict:
+        """A JSON-friendly view (vectors as float lists; the trace omitted)."""
+
+        def conv(v):
+            if v is None:
+                return None
+            if isinstance(v, np.ndarray):
+                return [float(x) for x in v.ravel()]
+            if isinstance(v, (np.floating, np.integer)):
+                return v.item()
+            try:
+                import mpmath
+
+                if isinstance(v, mpmath.mpf):
+                    return float(v)
+            except ImportError:  # pragma: no cover
+                pass
+            return v
+
+        return {
+            "algorithm": self.algorithm,
+            "status": self.status,
+            "iterations": int(self.iterations),
+            "alpha": conv(self.alpha),
+            "w": conv(self.w),
+            "p": conv(self.p),
+            "precision": self.precision,
+            "message": self.message,
+            "info": {k: conv(v) for k, v in self.info.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Algorithm(Generic[S]):
+    """An algorithm as the paper writes it: init, the loop body, the exit test, the claim.
+
+    Attributes
+    ----------
+    name : str
+    init : problem -> State
+    step : (problem, State) -> State            the body of the paper's loop
+    exit : (problem, State) -> str or None       the paper's halting rule: a claimed status
+    counter : State -> int                       the paper's iteration counter
+    verify : (problem, State, claim) -> str      '' if the claim checks out, else the reason
+    output : (problem, State) -> dict            fields alpha / w / p / info of the Result
+    """
+
+    name: str
+    init: Callable[[Any], S]
+    step: Callable[[Any, S], S]
+    exit: Callable[[Any, S], Optional[str]]
+    counter: Callable[[S], int]
+    verify: Callable[[Any, S, str], str]
+    output: Callable[[Any, S], dict]
+
+
+def drive(
+    algorithm: Algorithm,
+    problem: Any,
+    ar: Arithmetic,
+    max_iter: int,
+    trace: bool = False,
+    budget: Optional[Callable[[Any, S], bool]] = None,
+) -> Result:
+    """Run ``algorithm`` on ``problem`` until its exit test fires or the budget runs out.
+
+    Parameters
+    ----------
+    max_iter : int
+        Budget on the paper's counter (``algorithm.counter``).
+    budget : callable, optional
+        An extra stopping rule ``(problem, state) -> bool`` (True = stop), e.g. an epoch cap.
+    """
+    with ar.context():
+        state = algorithm.init(problem)
+        states = [state] if trace else None
+        claim = algorithm.exit(problem, state)
+        while claim is None:
+            if algorithm.counter(state) >= max_iter or (budget is not None and budget(problem, state)):
+                break
+            state = algorithm.step(problem, state)
+            if trace:
+                states.append(state)
+            claim = algorithm.exit(problem, state)
+        out = algorithm.output(problem, state)
+        if claim is None:
+            status, message = MAX_ITER, f"budget exhausted after {algorithm.counter(state)} iterations"
+        else:
+            reason = algorithm.verify(problem, state, claim)
+            if reason:
+                status, message = MAX_ITER, f"{claim} claimed but not verified: {reason}"
+            else:
+                status, message = claim, f"{claim} verified in {ar.label}"
+    return Result(
+        algorithm=algorithm.name,
+        status=status,
+        iterations=int(algorithm.counter(state)),
+        alpha=out.get("alpha"),
+        w=out.get("w"),
+        p=out.get("p"),
+        trace=tuple(states) if trace else None,
+        precision=ar.label,
+        message=message,
+        info=dict(out.get("info", {})),
+    )
+
+
+# -- verifiers: recompute the claim from scratch -----------------------------------------------
+
+
+def simplex_tolerance(n: int, ar: Arithmetic):
+    """Tolerance on |sum(p) - 1| for a vector built by convex combinations in ``ar``."""
+    return ar.scalar(16 * max(n, 1)) * ar.eps
+
+
+def verify_separator_gram(G: np.ndarray, alpha: np.ndarray) -> str:
+    """'' if G alpha > 0 componentwise (Lemma 1: f = <alpha, Y phi~_X> separates), else why."""
+    margins = G @ alpha
+    bad = [i for i, v in enumerate(margins) if not v > 0]
+    if bad:
+        return f"(G alpha)_{bad[0]} = {float(margins[bad[0]]):.3e} is not > 0"
+    return ""
+
+
+def verify_separator_primal(Z: np.ndarray, w: np.ndarray) -> str:
+    """'' if every reflected point z_i = y_i x_i (rows of Z) has <w, z_i> > 0, else why."""
+    margins = Z @ w
+    bad = [i for i, v in enumerate(margins) if not v > 0]
+    if bad:
+        return f"y_{bad[0]} <w, x_{bad[0]}> = {float(margins[bad[0]]):.3e} is not > 0"
+    return ""
+
+
+def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic) -> str:
+    """'' if p is in the simplex and ||p||_G < accuracy, else why.
+
+    Nonnegativity is checked exactly; the sum to within :func:`simplex_tolerance`.
+    """
+    n = p.shape[0]
+    if any(not v >= 0 for v in p):
+        return "p has a negative entry"
+    s = np.sum(p)
+    if abs(s - ar.scalar(1)) > simplex_tolerance(n, ar):
+        return f"sum(p) = {float(s)!r} is not 1"
+    norm = g_norm(G, p, ar)
+    if not norm < accuracy:
+        return f"||p||_G = {float(norm):.3e} is not < {float(accuracy):.3e}"
+    return ""
+
+
+def with_info(state: S, **changes) -> S:
+    """``dataclasses.replace`` re-exported for step functions."""
+    return replace(state, **changes)

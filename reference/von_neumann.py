@@ -1,0 +1,2 @@
+"""PLACEHOLDER (being written): RP14 Alg. 5."""
+def nvn(*a, **k): raise NotImplementedError
