@@ -216,8 +216,8 @@ def verify_separator_primal(Z: np.ndarray, w: np.ndarray) -> str:
     return ""
 
 
-def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic) -> str:
-    """'' if p is in the simplex and ||p||_G < accuracy, else why.
+def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic, strict: bool = True) -> str:
+    """'' if p is in the simplex and ||p||_G < accuracy (``<=`` when not ``strict``), else why.
 
     Nonnegativity is checked exactly; the sum to within :func:`simplex_tolerance`.
     """
@@ -228,8 +228,8 @@ def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic) -
     if abs(s - ar.scalar(1)) > simplex_tolerance(n, ar):
         return f"sum(p) = {float(s)!r} is not 1"
     norm = g_norm(G, p, ar)
-    if not norm < accuracy:
-        return f"||p||_G = {float(norm):.3e} is not < {float(accuracy):.3e}"
+    if not (norm < accuracy if strict else norm <= accuracy):
+        return f"||p||_G = {float(norm):.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"
     return ""
 
 

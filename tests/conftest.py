@@ -1,0 +1,20 @@
+"""Shared pytest configuration: hypothesis profiles.
+
+* ``ci``  (default): fixed example budget, derandomized, no deadline -- the same run every time.
+* ``dev``: more examples, random seeds, for local bug hunting (HYPOTHESIS_PROFILE=dev).
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
