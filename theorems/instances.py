@@ -1,0 +1,76 @@
+"""Concrete instances the checks run on: a labelled data set plus a kernel, and what is known
+about it by construction (planted margins, supports, delta_max).
+
+Checks take an :class:`Instance`; hypothesis strategies (:mod:`theorems.strategies`) and the
+built-in suite (:func:`builtin_suite`) produce them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable, Dict, Tuple, Union
+
+import numpy as np
+
+import reference
+
+__all__ = ["Instance"]
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """A labelled data set, its kernel, and the quantities known by construction.
+
+    Attributes
+    ----------
+    name : str                 readable id, used in failure messages (``"planted(n=8,d=3,rho=0.2,seed=4)"``)
+    X : ndarray (n, d)         points as rows
+    y : ndarray (n,)           +-1 labels
+    kernel : str or callable   as in :func:`reference.gram`
+    params : dict              kernel parameters
+    known : dict               planted values, e.g. ``rho_2`` (normalized margin), ``rho``, ``gamma_d``,
+                               ``delta_max``, ``support``; absent keys are unknown
+    flags : tuple of str       edge-case classes: ``separable``, ``infeasible``, ``kernel``,
+                               ``rational``, ``n1``, ``d1``, ``duplicates``, ``antipodal``,
+                               ``collinear``, ``small_margin``, ``ties``
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    kernel: Union[str, Callable] = "linear"
+    params: Dict[str, Any] = field(default_factory=dict)
+    known: Dict[str, Any] = field(default_factory=dict)
+    flags: Tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """The normalized signed Gram matrix (RP14 Sec. 3)."""
+        return reference.gram(self.X, self.y, self.kernel, **self.params)
+
+    @cached_property
+    def K(self) -> np.ndarray:
+        """The unnormalized signed Gram matrix Y K Y."""
+        return reference.signed_gram(self.X, self.y, self.kernel, **self.params)
+
+    @cached_property
+    def margin_G(self):
+        """Certified rho_K (margin of G)."""
+        return reference.margin(self.G)
+
+    @cached_property
+    def margin_K(self):
+        """Certified rho (margin of the unnormalized signed Gram)."""
+        return reference.margin(self.K)
+
+    def __str__(self) -> str:
+        return self.name
