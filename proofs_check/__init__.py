@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import mpmath
@@ -149,7 +149,8 @@ def register(
 
 def _load() -> None:
     # imported lazily so that the helpers below exist when the step modules import them
-    from . import pt11, rp14  # noqa: F401
+    from . import rp14  # noqa: F401  (RP14 steps first)
+    from . import pt11  # noqa: F401
 
 
 def all_steps() -> List[Step]:
@@ -190,6 +191,11 @@ def bad(method: str, detail: str = "") -> StepResult:
 def is_zero(expr: sp.Expr) -> bool:
     """Exact zero test: ``simplify`` (after log/power expansion) reduces ``expr`` to 0."""
     expr = sp.sympify(expr)
+    try:
+        if expr.is_rational_function():
+            return sp.cancel(sp.together(expr)) == 0  # decisive for rational functions
+    except Exception:  # pragma: no cover
+        pass
     for f in (
         sp.expand,
         lambda e: sp.simplify(e),
@@ -290,10 +296,15 @@ def search_negative(f: Callable[..., Any], grids: Sequence[Iterable[Any]], stric
                     prec: int = 50) -> Optional[str]:
     """Exhibit a grid point where ``f < 0`` (``<= 0`` if ``strict``), evaluated with ``prec``
     decimal digits.  Used only to *refute* a step, never to prove one."""
+    def _mp(val):
+        if isinstance(val, sp.Basic):
+            return mpmath.mpf(sp.Float(val, prec + 10))
+        return mpmath.mpf(val)
+
     with mpmath.workdps(prec):
         for pt in itertools.product(*[list(g) for g in grids]):
             try:
-                v = mpmath.mpf(f(*pt))
+                v = _mp(f(*[_mp(x) for x in pt]))
             except (ZeroDivisionError, ValueError):
                 continue
             if v < 0 or (strict and v == 0):

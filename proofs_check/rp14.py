@@ -7,7 +7,6 @@ them by a wrong value and the step must then report ``fails``.
 
 from __future__ import annotations
 
-import mpmath
 import sympy as sp
 from sympy import Rational as Q
 from sympy import exp, log, sqrt
