@@ -21,7 +21,7 @@ EPS_PDM = 0.1  # PFM / PDM / PDM-succ accuracy
 GAMMA = 2.0  # ISNKPVN
 
 
-def _separable(seed: int = 0, n: int = 20, d: int = 3, gap: float = 0.3):
+def _separable(seed: int = 0, n: int = 40, d: int = 3, gap: float = 0.05):
     """Points of the unit cube, labelled by sign(<u, x>), kept only if |<u, x>| >= gap."""
     rng = np.random.default_rng(seed)
     u = np.array([1.0, -2.0, 0.5][:d])
@@ -70,9 +70,9 @@ def demo_instances() -> Dict[str, dict]:
     Xh, yh = _heart()
     gram_algos = ["nkp", "snkp", "nvn", "snkpvn", "isnkpvn"]
     return {
-        "separable(n=20,d=3)": dict(X=Xs, y=ys, kernel="linear", params={}, algorithms=list(reference.ALGORITHMS), Delta=None),
+        "separable(n=40,d=3)": dict(X=Xs, y=ys, kernel="linear", params={}, algorithms=list(reference.ALGORITHMS), Delta=None),
         "infeasible(n=9,d=3)": dict(X=Xi, y=yi, kernel="linear", params={}, algorithms=["nvn", "snkpvn", "isnkpvn"], Delta=None),
-        "rings+gaussian(n=24)": dict(X=Xr, y=yr, kernel="gaussian", params={"sigma": 0.5}, algorithms=gram_algos, Delta=None),
+        "rings+gaussian(n=24)": dict(X=Xr, y=yr, kernel="gaussian", params={"sigma": 1.0}, algorithms=gram_algos, Delta=None),
         "heart_scale[:80]+gaussian": dict(X=Xh, y=yh, kernel="gaussian", params={"sigma": 1.0}, algorithms=gram_algos, Delta=None),
         "heart_scale[:80]+extension(Delta=1)": dict(X=Xh, y=yh, kernel="linear", params={}, algorithms=["pfm", "pdm", "pdm_succ"], Delta=1.0),
     }
