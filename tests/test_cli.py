@@ -1,0 +1,125 @@
+"""The `margins` console script: demo, run (text and JSON), and error handling."""
+
+import json
+
+import numpy as np
+import pytest
+
+import reference as ref
+from theorems import cli, paper_bounds
+from theorems.demo import _independent_verify, demo_instances, run_demo
+
+DATA = "+1 1:2 2:1\n+1 1:1 2:2\n-1 1:-1 2:-2\n-1 1:-2 2:-0.5\n"
+
+
+@pytest.fixture
+def libsvm(tmp_path):
+    f = tmp_path / "toy.svm"
+    f.write_text(DATA)
+    return str(f)
+
+
+def test_demo_runs_every_algorithm_and_verifies(capsys):
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for name in ref.ALGORITHMS:
+        assert name in out
+    assert "every claim verified" in out and " NO " not in out
+
+
+def test_demo_rows_are_separators_or_certificates_within_bounds():
+    rows, ok = run_demo()
+    assert ok
+    names = {r["algorithm"] for r in rows}
+    assert names == set(ref.ALGORITHMS)
+    for r in rows:
+        assert r["status"] in ("separator", "certificate"), r
+        if r["paper bound"] != "-":
+            assert int(r["iterations"]) <= float(r["paper bound"]), r
+
+
+def test_demo_instances_are_what_they_say():
+    inst = demo_instances()
+    for name, d in inst.items():
+        m = ref.margin(ref.gram(d["X"], d["y"], d["kernel"], **d["params"]))
+        if d["Delta"] is not None:  # not linearly separable; the extended space (PT11 Sec. 5) is
+            assert m.upper <= 1e-6
+            P = ref.extend(ref.reflect(ref.augment(d["X"], 1.0), d["y"]), d["y"], d["Delta"])
+            assert ref.margin(P @ P.T).lower >= d["Delta"] / np.sqrt(len(d["y"]))
+        elif name.startswith("infeasible"):
+            assert m.upper < 0
+        else:
+            assert m.lower > 0
+
+
+def test_independent_verify_rejects_false_claims():
+    G = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    fake = ref.Result(algorithm="nkp", status="separator", iterations=1, alpha=np.array([1.0, 0.0]))
+    assert not _independent_verify("nkp", fake, G, None)
+    cert = ref.Result(algorithm="nvn", status="certificate", iterations=1, p=np.array([1.0, 0.0]))
+    assert not _independent_verify("nvn", cert, G, None)
+    good = ref.Result(algorithm="nvn", status="certificate", iterations=1, p=np.array([0.5, 0.5]))
+    assert _independent_verify("nvn", good, G, None)
+    budget = ref.Result(algorithm="snkp", status="max_iter", iterations=1, alpha=np.array([0.5, 0.5]))
+    assert not _independent_verify("snkp", budget, G, None)
+    w = ref.Result(algorithm="pdm", status="separator", iterations=1, w=np.array([1.0, -1.0]))
+    assert not _independent_verify("pdm", w, G, np.array([[1.0, 0.0], [0.0, 1.0]]))
+
+
+@pytest.mark.parametrize("algo", ref.ALGORITHMS)
+def test_run_every_algorithm_json(libsvm, capsys, algo):
+    extra = {"pfm": ["--beta", "0.1"], "pdm": ["--epsilon", "0.1"], "pdm_succ": ["--epsilon", "0.1"]}.get(algo, [])
+    assert cli.main(["run", algo, "--data", libsvm, "--json", *extra]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["algorithm"] == algo and d["status"] == "separator"
+    X, y = ref.load_libsvm(libsvm)
+    if d["w"] is not None and algo in ("perceptron",):
+        assert np.all((X @ np.array(d["w"])) * y > 0)
+
+
+def test_run_text_output_and_kernel(libsvm, capsys):
+    assert cli.main(["run", "snkp", "--data", libsvm, "--kernel", "gaussian", "--sigma", "0.7"]) == 0
+    out = capsys.readouterr().out
+    assert "status: separator" in out and "alpha:" in out
+
+
+def test_run_npz_and_limit(tmp_path, capsys):
+    f = tmp_path / "d.npz"
+    np.savez(f, X=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.2]]), y=np.array([1, 1, -1]))
+    assert cli.main(["run", "perceptron", "--data", str(f), "--limit", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert len(d["w"]) == 2 and d["status"] == "separator"
+
+
+def test_run_errors_are_clean(tmp_path, capsys):
+    bad = tmp_path / "bad.svm"
+    bad.write_text("0 1:1\n1 1:2\n")
+    assert cli.main(["run", "snkp", "--data", str(bad)]) == 2
+    assert "labels must be +1/-1" in capsys.readouterr().err
+    good = tmp_path / "g.svm"
+    good.write_text(DATA)
+    with pytest.raises(SystemExit, match="--epsilon"):
+        cli.main(["run", "pdm", "--data", str(good)])
+    with pytest.raises(SystemExit):
+        cli.main(["run", "no_such_algorithm", "--data", str(good)])
+
+
+def test_paper_bounds_known_values():
+    assert paper_bounds.novikoff(2.0, 0.5) == 16.0
+    assert paper_bounds.normalized_perceptron(0.1) == pytest.approx(100.0)
+    assert paper_bounds.nkp(0.5) == 4.0
+    assert paper_bounds.snkp(1.0, 4) == pytest.approx(2 * np.sqrt(2 * np.log(4)))
+    assert paper_bounds.nvn(0.01) == pytest.approx(1e4)
+    assert paper_bounds.snkpvn_feasible(0.5, 8) == pytest.approx(16.0)
+    assert paper_bounds.snkpvn_infeasible(0.1, 8, 0.2, -0.4) == pytest.approx(2 * 4 * 0.5 / 0.1)
+    assert paper_bounds.isnkpvn_outer_loops(1.0, 0.1, 2.0) == 4  # floor(log2(10)) + 1
+    assert paper_bounds.isnkpvn_outer_loops(0.05, 0.1, 2.0) == 1
+    # PT11 Thm. 2 at eps = 1 is Novikoff's R^2/gamma^2 (spec B.7)
+    assert paper_bounds.pdm_theorem2(3.0, 1.0, 1.0) == pytest.approx(9.0)
+    assert paper_bounds.pdm_theorem2(3.0, 1.0, 0.5) == pytest.approx((1 + np.exp(-1)) * 9 * np.log((1 + np.e) * 9))
+    # E-B4: the eps > 1/2 bound near 1/2 exceeds the eps = 1/2 bound (R/gamma = 3: ~105 vs ~43)
+    assert paper_bounds.pdm_theorem2(3.0, 1.0, 0.5001) > 100 > 44 > paper_bounds.pdm_theorem2(3.0, 1.0, 0.5) > 43
+    with pytest.raises(ValueError, match="gamma_d"):
+        paper_bounds.pdm_theorem2(1.0, 0.0, 0.5)
+    with pytest.raises(ValueError, match="eps"):
+        paper_bounds.pfm_theorem1(1.0, 0.5, 1.5)
