@@ -1,0 +1,50 @@
+"""The mutant zoo: plausible wrong implementations, each standalone (numpy only), each written as a
+user would write it.  :data:`MUTANTS` lists ``(id, algorithm, callable, what is wrong)``;
+``FAST`` is one mutant per algorithm family for the fast test tier.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import pt11, rp14_perceptrons as rp, rp14_smoothed as sm
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    algorithm: str
+    impl: Callable
+    bug: str
+
+
+def _m(algorithm, fn):
+    return Mutant(fn.__name__, algorithm, fn, (fn.__doc__ or "").strip().splitlines()[0])
+
+
+MUTANTS = [
+    _m("perceptron", rp.perceptron_strict_less),
+    _m("perceptron", rp.perceptron_ignores_labels),
+    _m("perceptron", rp.perceptron_off_by_one),
+    _m("normalized_perceptron", rp.normalized_perceptron_unnormalized),
+    _m("normalized_perceptron", rp.normalized_perceptron_argmax),
+    _m("nkp", rp.nkp_theta_off),
+    _m("nkp", rp.nkp_argmax),
+    _m("snkp", sm.snkp_theta_k2),
+    _m("snkp", sm.snkp_mu_frozen),
+    _m("snkp", sm.snkp_stale_best_response),
+    _m("snkpvn", sm.snkpvn_no_projection),
+    _m("snkpvn", sm.snkpvn_mu0_two),
+    _m("snkpvn", sm.snkpvn_unchecked_certificate),
+    _m("isnkpvn", sm.isnkpvn_certificate_unchecked),
+    _m("nvn", sm.nvn_argmax),
+    _m("nvn", sm.nvn_squared_test),
+    _m("nvn", sm.nvn_line_search_sign),
+    _m("pdm", pt11.pdm_norm_not_squared),
+    _m("pdm", pt11.pdm_off_by_one),
+    _m("pdm", pt11.pdm_strict_less),
+    _m("pdm", pt11.pdm_no_bias),
+    _m("pfm", pt11.pfm_threshold_without_norm),
+    _m("pdm_succ", pt11.pdm_succ_restarts),
+]
+
+FAST = ["perceptron_strict_less", "nkp_theta_off", "snkp_theta_k2", "snkpvn_no_projection", "nvn_squared_test", "pdm_off_by_one"]
