@@ -181,8 +181,12 @@ def pdm_threshold(eps, t: int, ell, ar: Arithmetic):
 
 
 def pfm_threshold(beta, t: int, ell, ar: Arithmetic):
-    """theta_t = beta ||a_t|| = beta sqrt(ell_t)  [PT11 eq. (7)]."""
-    return beta * ar.sqrt(ell)
+    """theta_t = beta ||a_t|| = beta sqrt(ell_t)  [PT11 eq. (7)].
+
+    ell_t = ||a_t||^2 >= 0 exactly; its recurrence can round to a tiny negative number when
+    a_t returns to 0, so the square root is guarded as in :func:`reference.arithmetic.g_norm`.
+    """
+    return beta * ar.sqrt(ell if ell > 0 else ar.scalar(0))
 
 
 # -- multiple updates (PT11 Sec. 4; spec B.9) -----------------------------------------------------

@@ -764,3 +764,13 @@ def test_boundary_arguments_accepted():
     assert pfm(X2, Y2, 0.0).status == "separator"  # beta = 0 allowed
     assert pdm_succ(X2, Y2, 0.5, 1.0001).info["eps_schedule"] == (0.5,)
     assert pdm([[0.0, 0.0], [1.0, 1.0]], Y2, 0.1, rho=None, Delta=1.0).status == "separator"
+
+
+def test_pfm_threshold_guards_round_off_negative_ell():
+    """ell_t's recurrence can round to -4e-16 when a_t returns to 0 (found on infeasible data
+    with beta = 0); the threshold must be 0 there, not NaN (a NaN threshold stops all updates)."""
+    from reference.arithmetic import Arithmetic
+    from reference.dynamic_margin import pfm_threshold
+
+    assert pfm_threshold(0.5, 3, -4.4e-16, Arithmetic(None)) == 0.0
+    assert pfm_threshold(0.5, 3, 4.0, Arithmetic(None)) == 1.0
