@@ -3,6 +3,9 @@
     margins demo                      every algorithm on a small built-in suite, one table
     margins run ALGORITHM --data FILE run one algorithm on a LIBSVM or .npz file
     margins check [--json]            every registered theorem check on the built-in suite
+    margins bounds TARGET [...]       how tight is a bound: sweep, search, worst case (theorems.bounds)
+    margins validate ALGORITHM MODULE:CALLABLE | --answers FILE | --trace FILE   check an implementation
+    margins export-cases DIR          the validation corpus (JSON) for implementations in any language
 """
 
 from __future__ import annotations
@@ -156,17 +159,45 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
     r.add_argument("--json", action="store_true")
 
+    b = sub.add_parser("bounds", help="explore how tight a paper bound is: sweep, search, worst case (see README)")
+    from .bounds import add_arguments as _bounds_arguments
+
+    _bounds_arguments(b)
+
     c = sub.add_parser("check", help="run every registered theorem check on the built-in suite")
     c.add_argument("ids", nargs="*", help="only these check ids")
     c.add_argument("--json", action="store_true")
+
+    from .validate import add_arguments as add_validate_arguments
+
+    add_validate_arguments(sub)  # `validate` and `export-cases` (theorems/validate.py)
     return p
 
 
-COMMANDS = {"demo": cmd_demo, "run": cmd_run, "check": cmd_check}
+def cmd_validate(args) -> int:
+    from .validate import cmd_validate as run
+
+    return run(args)
+
+
+def cmd_export_cases(args) -> int:
+    from .validate import cmd_export_cases as run
+
+    return run(args)
+
+
+def cmd_bounds(args) -> int:
+    from .bounds import main as bounds_main
+
+    return bounds_main(args, getattr(args, "_argv", None))
+
+
+COMMANDS = {"demo": cmd_demo, "run": cmd_run, "check": cmd_check, "bounds": cmd_bounds, "validate": cmd_validate, "export-cases": cmd_export_cases}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    args._argv = list(argv) if argv is not None else None
     try:
         return COMMANDS[args.command](args)
     except ValueError as exc:

@@ -18,7 +18,9 @@ __all__ = [
     "nvn",
     "snkpvn_feasible",
     "snkpvn_infeasible",
+    "snkpvn_infeasible_printed",
     "isnkpvn_outer_loops",
+    "isnkpvn_total",
     "pfm_theorem1",
     "pdm_theorem2",
 ]
@@ -76,6 +78,39 @@ def snkpvn_infeasible(delta: float, n: int, q_norm_G: float, rho_K: float) -> fl
     """
     factor = 1.0 if rho_K == 0 else min(1.0, float(q_norm_G) / abs(float(rho_K)))
     return 2.0 * math.sqrt(2.0 * n) * factor / float(delta)
+
+
+def snkpvn_infeasible_printed(delta: float, n: int, q_norm_G: float, rho_K: float) -> float:
+    """SNKPVN iterations when rho_K < 0 from Lemma 9 with the *printed* Lemma 7  [RP14 Lemmas 7, 9 as printed; E-A2].
+
+    printed: ||p_k||_G <= (2 sqrt(n)/(k+1)) min{sqrt 2, ||q||_G/|rho_K|}, so ||p_k||_G < delta once
+    k + 1 > 2 sqrt(n) min{sqrt 2, ||q||_G/|rho_K|} / delta.  Smaller than :func:`snkpvn_infeasible`
+    by up to sqrt 2 (when ||q||_G < |rho_K|), where the printed proof does not reach.
+    """
+    second = math.inf if rho_K == 0 else float(q_norm_G) / abs(float(rho_K))
+    return 2.0 * math.sqrt(float(n)) * min(math.sqrt(2.0), second) / float(delta)
+
+
+def isnkpvn_total(n: int, q0_norm_G: float, rho_K: float, gamma: float, eps: float) -> float:
+    """Total inner iterations of ISNKPVN(gamma, eps) from q_0  [RP14 Thm. 4 with Lemmas 8, 9 (proved) and (15); RECON].
+
+    Feasible (rho_K > 0): at most ``isnkpvn_outer_loops(||q_0||_G, rho_K, gamma)`` calls (a call
+    with delta_t <= rho_K returns a separator, Lemma 3), each within 2 sqrt(2n)/rho_K iterations
+    (Lemma 8: its halting argument does not depend on delta).
+    Infeasible (rho_K <= 0): T = ``isnkpvn_outer_loops(||q_0||_G, eps, gamma)`` calls; every call but
+    the last has delta_t >= eps, and call t takes at most 2 sqrt(2n) min{1/delta_t, gamma/|rho_K|}
+    iterations (Lemma 9 with the proved Lemma 7 and ||q_t||_G = gamma delta_t), so the total is
+    2 sqrt(2n) [(T - 1) min{1/eps, gamma/|rho_K|} + gamma/|rho_K|]  (inf when rho_K = 0).
+    """
+    c = 2.0 * math.sqrt(2.0 * n)
+    rho_K = float(rho_K)
+    if rho_K > 0:
+        return isnkpvn_outer_loops(q0_norm_G, min(rho_K, float(q0_norm_G)) if q0_norm_G > 0 else rho_K, gamma) * c / rho_K
+    if q0_norm_G <= 0:
+        return 0.0
+    T = isnkpvn_outer_loops(q0_norm_G, eps, gamma)
+    last = math.inf if rho_K == 0 else float(gamma) / abs(rho_K)
+    return c * ((T - 1) * min(1.0 / float(eps), last) + last)
 
 
 def isnkpvn_outer_loops(q0_norm_G: float, target: float, gamma: float) -> int:

@@ -1,0 +1,242 @@
+"""The bounds explorer (``margins bounds``, :mod:`theorems.bounds`, :mod:`theorems.families`).
+
+Fast tier: family generators, the ratio, byte-identical CSVs (same seed / other seed / --jobs),
+the search, case files, the missing-matplotlib message, the CLI.  ``-m slow``: a sweep and a
+search of every target.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference
+from theorems import bounds, families
+from theorems.cli import main as cli_main
+
+CASES = Path(__file__).parent / "cases"
+
+
+# -- families -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [
+    {"family": "planted", "n": 12, "d": 4, "margin": 0.2, "spread": 0.2, "seed": 0},
+    {"family": "planted", "n": 20, "d": 6, "margin": 0.03, "spread": 3.0, "radius": 4.0, "seed": 3},
+    {"family": "planted", "n": 5, "d": 2, "margin": 0.5, "seed": 1},
+])
+def test_planted_margin_support_and_rho_are_exact(spec):
+    inst = families.make_instance(spec)
+    m = reference.margin(inst.G)
+    assert float(m.lower) <= inst.known["rho_K"] + 1e-9 and inst.known["rho_K"] <= float(m.upper) + 1e-9
+    assert abs(float(m.value) - spec["margin"]) < 1e-9
+    assert set(m.support) == set(inst.known["support"])
+    mk = reference.margin(inst.K)  # the unnormalized margin rho (Novikoff) is planted too
+    assert abs(float(mk.value) - inst.known["rho"]) < 1e-9
+    assert abs(float(np.max(np.linalg.norm(inst.X, axis=1))) - inst.known["R"]) < 1e-12
+
+
+@pytest.mark.parametrize("n,d,delta", [(6, 2, 0.3), (8, 2, 0.01), (9, 3, 0.1), (12, 4, 0.2), (5, 2, 0.0)])
+def test_thin_infeasible_plants_delta_max(n, d, delta):
+    inst = families.thin_infeasible(n, d, delta, seed=2)
+    m = reference.margin(inst.G)
+    assert m.feasible is False
+    assert abs(float(m.value) + delta) < 1e-9
+    assert inst.known["rho_K"] == -delta
+
+
+def test_wolfe_and_orthonormal_are_what_they_promise():
+    w = families.wolfe(6, 3, seed=1)
+    mw = reference.margin(w.G)
+    assert mw.feasible is False and abs(float(mw.value)) < 1e-9
+    o = families.orthonormal(9, seed=0)
+    mo = reference.margin(o.G)
+    assert abs(float(mo.value) - 1 / 3) < 1e-12
+    # Block-Novikoff attained: every point is a mistake once
+    assert reference.perceptron(o.X, o.y).iterations == 9
+
+
+def test_kernel_and_real_families_are_deterministic():
+    for spec in ({"family": "rings", "n": 16, "margin": 0.3, "seed": 4}, {"family": "poly", "n": 12, "margin": 0.1, "seed": 1},
+                 {"family": "moons", "n": 12, "margin": 0.2, "seed": 2}):
+        a, b = families.make_instance(spec), families.make_instance(spec)
+        assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) and a.kernel != "linear"
+    if "heart_scale" not in families.real_available():
+        pytest.skip("../shared/data absent")
+    a = families.make_instance({"family": "real", "dataset": "heart_scale", "n": 25, "seed": 7})
+    b = families.make_instance({"family": "real", "dataset": "heart_scale", "n": 25, "seed": 7})
+    c = families.make_instance({"family": "real", "dataset": "heart_scale", "n": 25, "seed": 8})
+    assert np.array_equal(a.X, b.X) and a.n == 25 and not np.array_equal(a.X, c.X)
+
+
+def test_missing_real_data_is_skipped(monkeypatch):
+    monkeypatch.setattr(families, "data_dir", lambda: None)
+    families._load_real.cache_clear()
+    try:
+        row = bounds.evaluate_task({"target": "snkp", "spec": {"family": "real", "dataset": "heart_scale", "n": 10}, "args": {}})
+        assert row["status"] == "skipped" and math.isnan(row["ratio"])
+        tasks = bounds.sweep_tasks(bounds.get_target("snkp"), families=["real"])
+        assert tasks == []
+    finally:
+        families._load_real.cache_clear()
+
+
+# -- ratios ---------------------------------------------------------------------------------------
+
+
+def test_ratio_is_observed_over_bound():
+    row = bounds.evaluate_task({"target": "snkp", "spec": {"family": "planted", "n": 10, "d": 3, "margin": 0.1, "spread": 0.2}, "args": {}})
+    assert row["status"] == "separator"
+    assert row["bound"] == pytest.approx(2 * math.sqrt(2 * math.log(10)) / 0.1)
+    assert row["ratio"] == row["observed"] / row["bound"]
+    assert row["margin_source"] == "planted" and row["margin"] == 0.1
+    # Novikoff is attained exactly on orthonormal data: ratio 1, not "beaten"
+    row = bounds.evaluate_task({"target": "perceptron", "spec": {"family": "orthonormal", "n": 16}, "args": {}})
+    assert row["observed"] == 16 and row["ratio"] == pytest.approx(1.0, abs=1e-12)
+    assert not bounds.beaten(row)
+    assert bounds.beaten({"status": "max_iter", "ratio": 1.5}) and bounds.beaten({"status": "FAILS", "ratio": 0.3})
+    assert not bounds.beaten({"status": "holds", "ratio": 1.0 + 1e-12})
+
+
+def test_not_applicable_rows():
+    row = bounds.evaluate_task({"target": "nvn", "spec": {"family": "planted", "n": 10, "d": 3, "margin": 0.1}, "args": {"epsilon": 0.1}})
+    assert row["status"] == "n/a" and math.isnan(row["ratio"])
+    row = bounds.evaluate_task({"target": "perceptron", "spec": {"family": "rings", "n": 10}, "args": {}})
+    assert row["status"] == "n/a"
+
+
+def test_check_targets_use_the_verdict():
+    row = bounds.evaluate_task({"target": "RP14.theorem1", "spec": {"family": "planted", "n": 10, "d": 3, "margin": 0.1, "spread": 0.2}, "args": {}})
+    assert row["status"] in ("holds", "FAILS") and 0 <= row["ratio"] <= 1
+
+
+# -- reproducibility ------------------------------------------------------------------------------
+
+
+def _run(tmp, seed=0, jobs=1, target="snkp", **kw):
+    kw.setdefault("families", ["planted", "poly"])
+    kw.setdefault("ns", [10])
+    kw.setdefault("seeds", 2)
+    bounds.explore(target, seed=seed, do_search=True, budget=16, out=str(tmp), jobs=jobs, plot=False,
+                   progress=False, stream=open("/dev/null", "w") if Path("/dev/null").exists() else sys.stdout, **kw)
+    return (Path(tmp) / f"{target}.csv").read_bytes()
+
+
+def test_csv_is_byte_identical_for_the_same_seed_and_differs_for_another(tmp_path):
+    a = _run(tmp_path / "a", seed=0)
+    b = _run(tmp_path / "b", seed=0)
+    c = _run(tmp_path / "c", seed=1)
+    assert a == b
+    assert a != c
+    assert a.count(b"\n") > 10
+
+
+def test_jobs_do_not_change_the_csv(tmp_path):
+    a = _run(tmp_path / "j1", jobs=1, target="nvn", families=["infeasible", "wolfe"], ns=[6])
+    b = _run(tmp_path / "j2", jobs=2, target="nvn", families=["infeasible", "wolfe"], ns=[6])
+    assert a == b
+
+
+def test_search_finds_at_least_the_sweep_ratio():
+    tgt = bounds.get_target("snkp")
+    tasks = bounds.sweep_tasks(tgt, families=["planted"], ns=[10], margins=[0.1], seeds=2)
+    rows = bounds.run_tasks(tasks)
+    for t, r in zip(tasks, rows):
+        r["_task"] = t
+    found = bounds.search(tgt, rows, budget=16, seed=0)
+    best_sweep = max(r["ratio"] for r in rows)
+    best = max([best_sweep] + [r["ratio"] for r in found if math.isfinite(r["ratio"])])
+    assert best >= best_sweep
+    assert len(found) == 16 and all(r["phase"] == "search" for r in found)
+    # the elite keeps the sweep's best, so the search's best including its start is never worse
+    again = bounds.search(tgt, rows, budget=16, seed=0)
+    assert [r["ratio"] for r in again] == [r["ratio"] for r in found]
+
+
+# -- case files -----------------------------------------------------------------------------------
+
+
+def test_case_file_round_trips(tmp_path):
+    task = {"target": "nkp", "spec": {"family": "orthonormal", "n": 8, "seed": 1}, "args": {}, "phase": "sweep"}
+    row = bounds.evaluate_task(task)
+    row["_task"] = task
+    path = tmp_path / "case.json"
+    doc = bounds.write_case(path, row, "margins bounds nkp")
+    back = bounds.load_case(path)
+    assert back == json.loads(path.read_text())
+    assert back["schema_version"] == bounds.SCHEMA_VERSION and back["kind"] == "bounds-case"
+    assert back["instance"]["y"] == [int(v) for v in families.make_instance(task["spec"]).y]
+    again = bounds.replay_case(path)
+    assert again["observed"] == row["observed"] and again["ratio"] == row["ratio"] == doc["ratio"]
+    bad = dict(back, schema_version=99)
+    with pytest.raises(ValueError, match="schema_version"):
+        bounds.load_case(bad)
+    with pytest.raises(ValueError, match="kind"):
+        bounds.load_case(dict(back, kind="corpus"))
+
+
+@pytest.mark.parametrize("path", sorted(CASES.glob("*.json")), ids=lambda p: p.stem)
+def test_saved_cases_replay(path):
+    """Worst instances found by `margins bounds --search` replay to the recorded ratio; a case
+    that beat its printed statement still beats it."""
+    doc = bounds.load_case(path)
+    row = bounds.replay_case(doc)
+    assert row["ratio"] == pytest.approx(doc["ratio"], rel=1e-6, abs=1e-9)
+    assert bounds.beaten(row) == doc["beaten"]
+
+
+# -- plot -----------------------------------------------------------------------------------------
+
+
+def test_plot_or_clear_message(tmp_path, monkeypatch):
+    rows = [{"family": "planted", "phase": "sweep", "observed": 3.0, "bound": 10.0},
+            {"family": "wolfe", "phase": "search", "observed": 5.0, "bound": 6.0}]
+    if bounds._have_matplotlib():
+        assert bounds.write_plot(tmp_path / "p.png", rows, "t") is None
+        assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    msg = bounds.write_plot(tmp_path / "q.png", rows, "t")
+    assert msg == bounds.PLOT_MISSING and "pip install" in msg and "matplotlib" in msg
+    assert not (tmp_path / "q.png").exists()
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+
+
+def test_cli_bounds_quick(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = cli_main(["bounds", "snkp", "--quick", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "ratio" in text and "max ratio (sweep)" in text
+    for f in ("snkp.csv", "snkp.json", "cases/snkp.json"):
+        assert (out / f).is_file(), f
+    if bounds._have_matplotlib():
+        assert (out / "snkp.png").is_file()
+    doc = json.loads((out / "snkp.json").read_text())
+    assert doc["rows"] and doc["command"].startswith("margins bounds snkp")
+    assert bounds.replay_case(out / "cases" / "snkp.json")["ratio"] == pytest.approx(
+        json.loads((out / "cases" / "snkp.json").read_text())["ratio"])
+
+
+def test_cli_bounds_rejects_unknown_target(capsys):
+    assert cli_main(["bounds", "no_such_bound"]) == 2
+    assert "unknown bound" in capsys.readouterr().err
+
+
+# -- heavy ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tid", bounds.target_ids())
+def test_every_target_sweeps_and_searches(tid, tmp_path):
+    doc = bounds.explore(tid, seeds=1, do_search=True, budget=16, out=str(tmp_path), jobs=1, plot=False,
+                         progress=False, quick=True)
+    entry = doc["targets"][0]
+    assert entry["errors"] == 0
+    assert entry["applicable"] > 0
