@@ -1,3 +1,752 @@
-"""PLACEHOLDER (being written): certified margins."""
-class Margin: pass
-def margin(*a, **k): raise NotImplementedError
+"""Certified max margins of a signed Gram matrix  [RP14 Lemma 3, Theorems 2-3; PT11 eq. (1)].
+
+The margin of a symmetric PSD matrix ``K`` (the Gram matrix of the reflected points
+z_i = y_i phi(x_i)) is Lemma 3's alpha-form
+
+    m(K) := sup_{||alpha||_K = 1} min_i (K alpha)_i                               [RP14 Lemma 3]
+
+With ``K = G`` (:func:`reference.gram`) this is rho_K; with the unnormalized ``Y K Y``
+(:func:`reference.signed_gram`) it is rho, and on augmented / extended data gamma_d of
+[PT11 eq. (1)].  Because alpha ranges over coefficients of the points, ``m`` is the *relative*
+margin inside span{z_i}  [spec E-A3, RP14 footnote 1].
+
+Two certificates bracket it (both are re-evaluated here with an a-priori round-off bound, so
+``lower <= m <= upper`` holds for the ``K`` passed in, up to the standard floating-point model):
+
+* any alpha with ||alpha||_K > 0 gives  ``m >= min_i (K alpha)_i / ||alpha||_K``  (definition);
+* any p >= 0, p != 0 gives  ``m <= ||p||_K / (1^T p)``  (weak duality, [RP14 Lemma 3]).
+
+Feasible case (0 not in conv{z_i}, [RP14 Theorem 2]): m = ||p*||_K for the min-norm point p*
+of the hull.  p* is found by Wolfe's min-norm-point algorithm in Gram form, its support S is
+confirmed by the KKT system  [K_SS 1; 1^T 0][p_S; nu] = [0; 1],  and alpha = p* certifies
+``lower`` (K p* >= ||p*||_K^2 1 at the optimum [RP14 Lemma 3, consequence]).
+
+Infeasible case (0 in the hull): m = -delta_max^rel, the radius of the largest ball about the
+origin, inside span{z_i}, contained in the hull  [RP14 Theorem 3, spec E-A3].  It is the
+distance from the origin to the nearest facet of the hull in span coordinates, found by
+enumerating the r-subsets of points (r = rank K) when there are at most ``max_subsets`` of
+them, or else by a local search (then only ``lower`` is tight-ish and ``upper`` is the trivial
+``||p*||_K ~ 0``).
+
+Public API: :class:`Margin`, :func:`margin`, :class:`MinNormPoint`, :func:`min_norm_point`,
+:func:`lower_bound`, :func:`upper_bound`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Iterator, Optional, Tuple
+
+import mpmath
+import numpy as np
+
+from .arithmetic import Arithmetic, arithmetic, to_float
+from .data import check_gram, check_int
+
+__all__ = [
+    "DEFAULT_MAX_ITER",
+    "DEFAULT_MAX_SUBSETS",
+    "Margin",
+    "MinNormPoint",
+    "margin",
+    "min_norm_point",
+    "lower_bound",
+    "upper_bound",
+]
+
+DEFAULT_MAX_ITER = 10_000
+DEFAULT_MAX_SUBSETS = 200_000
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Margin:
+    """A certified max margin  lower <= m(K) <= upper.
+
+    Attributes
+    ----------
+    value : float or mpmath.mpf
+        Best estimate of m(K) (inside ``[lower, upper]``).
+    lower : float or mpmath.mpf
+        Certified lower bound, witnessed by ``alpha``: ``lower <= min_i (K alpha)_i / ||alpha||_K``.
+    upper : float or mpmath.mpf
+        Certified upper bound: ``||p||_K / (1^T p)`` [RP14 Lemma 3] in the feasible case; in the
+        infeasible case ``-delta_max`` from a complete facet enumeration [RP14 Theorem 3] (exact
+        up to the round-off of the facet computations), else ``||p||_K`` (~ 0).
+    feasible : bool or None
+        ``True``: certified ``lower > 0`` (a strict separator exists, [RP14 Lemma 1]).
+        ``False``: the min-norm point of the hull is 0 within the span (rank tolerance), i.e.
+        0 in conv{z_i} and m <= 0 [RP14 Theorem 2].  ``None``: undecided (budget exhausted).
+    alpha : ndarray or None
+        Witness of ``lower`` (coefficients of the points).
+    p : ndarray
+        Witness of ``upper`` in the feasible case: the min-norm point, a point of the simplex.
+    support : tuple of int
+        Indices of the support of the min-norm point.
+    precision : str
+        ``"float64"`` or ``"mpmath, D decimal digits"``.
+    method : str
+        How the bounds were obtained, in words.
+    """
+
+    value: object
+    lower: object
+    upper: object
+    feasible: Optional[bool]
+    alpha: Optional[np.ndarray]
+    p: Optional[np.ndarray]
+    support: Tuple[int, ...]
+    precision: str
+    method: str
+
+    @property
+    def gap(self):
+        """``upper - lower`` (>= 0)."""
+        return self.upper - self.lower
+
+    @property
+    def relative_gap(self):
+        """``gap / |value|``; 0 if the gap is 0, ``inf`` if ``value == 0 < gap``."""
+        g = self.gap
+        if g == 0:
+            return 0.0
+        if self.value == 0:
+            return math.inf
+        return g / abs(self.value)
+
+
+@dataclass(frozen=True)
+class MinNormPoint:
+    """The min-norm point p* = argmin_{p in Delta_n} ||p||_K of conv{z_i}  [RP14 Lemma 3].
+
+    Unpacks as ``p, support = min_norm_point(K)``.
+
+    Attributes
+    ----------
+    p : ndarray
+        A point of the simplex (entries >= 0; they sum to 1 up to round-off).
+    support : tuple of int
+        ``{i : p_i > 0}``.
+    norm : float or mpmath.mpf
+        ``||p||_K`` (computed; ~0 in the infeasible case).
+    iterations : int
+        Major plus minor cycles of Wolfe's algorithm.
+    converged : bool
+        Wolfe's optimality test ``p^T K p - min_i (K p)_i <= tol`` passed.
+    precision : str
+    """
+
+    p: np.ndarray
+    support: Tuple[int, ...]
+    norm: object
+    iterations: int
+    converged: bool
+    precision: str
+
+    def __iter__(self) -> Iterator:
+        yield self.p
+        yield self.support
+
+
+# -- validation ---------------------------------------------------------------------------------
+
+
+def _prepare(K, precision) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
+    """Validate K and precision; return (K in float64, K in the chosen arithmetic, ar)."""
+    ar = arithmetic(precision)
+    K = check_gram(K, unit_diagonal=False, name="K")
+    Kf = to_float(K) if K.dtype == object else np.asarray(K, dtype=np.float64)
+    Kf = (Kf + Kf.T) / 2
+    if not np.any(np.diag(Kf) > 0):
+        raise ValueError(
+            "K is zero (every point is the origin): no alpha has ||alpha||_K = 1, so the margin "
+            "is undefined; drop the zero points"
+        )
+    if ar.is_mp:
+        with ar.context():
+            Km = ar.array(K)
+            n = Km.shape[0]
+            for i in range(n):  # exact symmetrization (check_gram allows 1e-10 asymmetry)
+                for j in range(i + 1, n):
+                    v = (Km[i, j] + Km[j, i]) / 2
+                    Km[i, j] = Km[j, i] = v
+    else:
+        Km = Kf
+    return Kf, Km, ar
+
+
+def _unit_roundoff(ar: Arithmetic):
+    """u: 2^-53 in float64; 10^-dps (>= 2^-prec) in mpmath."""
+    return ar.scalar(2.0**-53) if not ar.is_mp else ar.eps
+
+
+def _gamma(k: int, ar: Arithmetic):
+    """Higham's gamma_k = k u / (1 - k u): bound on the relative error of a length-k dot product."""
+    u = _unit_roundoff(ar)
+    return ar.scalar(k) * u / (1 - ar.scalar(k) * u)
+
+
+# -- certificates -------------------------------------------------------------------------------
+
+
+def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
+    """Certified lower bound min_i (K alpha)_i / ||alpha||_K, rounded down (or -inf)."""
+    n = K.shape[0]
+    u = _unit_roundoff(ar)
+    g = 2 * _gamma(n + 2, ar)
+    Ka = K @ alpha
+    absa = np.abs(alpha)
+    e = g * (np.abs(K) @ absa)  # |fl(K alpha)_i - (K alpha)_i| <= e_i
+    N_lo = min(Ka - e)
+    Q = alpha @ Ka
+    eQ = 2 * (absa @ e + g * (absa @ np.abs(Ka)))
+    if N_lo > 0:
+        return N_lo / ar.sqrt(Q + eQ) * (1 - 8 * u)
+    if Q - eQ > 0:
+        return N_lo / ar.sqrt(Q - eQ) * (1 + 8 * u)
+    return -math.inf if not ar.is_mp else mpmath.ninf
+
+
+def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
+    """Certified upper bound ||p||_K / (1^T p) for p >= 0, rounded up  [RP14 Lemma 3]."""
+    n = K.shape[0]
+    u = _unit_roundoff(ar)
+    g = 2 * _gamma(n + 2, ar)
+    Kp = K @ p
+    e = g * (np.abs(K) @ p)
+    Q_hi = p @ Kp + 2 * (p @ e + g * (p @ np.abs(Kp)))
+    s_lo = sum(p) * (1 - g)
+    return ar.sqrt(Q_hi if Q_hi > 0 else ar.scalar(0)) / s_lo * (1 + 8 * u)
+
+
+def lower_bound(K, alpha, *, precision: Optional[int] = None):
+    """Certified lower bound on the margin from a witness alpha  [definition of m(K)].
+
+    Returns ``min_i (K alpha)_i / ||alpha||_K`` rounded down by an a-priori bound on the
+    round-off of its evaluation, or ``-inf`` when ``||alpha||_K`` is not certified positive.
+
+    Raises
+    ------
+    ValueError
+        Bad K, alpha of the wrong length or not finite, bad precision.
+    """
+    Kf, Km, ar = _prepare(K, precision)
+    a = _check_vector("alpha", alpha, Kf.shape[0], ar)
+    with ar.context():
+        return _lower(Km, a, ar)
+
+
+def upper_bound(K, p, *, precision: Optional[int] = None):
+    """Certified upper bound ``||p||_K / (1^T p)`` on the margin, for p >= 0, p != 0  [RP14 Lemma 3].
+
+    Raises
+    ------
+    ValueError
+        Bad K, p of the wrong length, negative, zero or not finite, bad precision.
+    """
+    Kf, Km, ar = _prepare(K, precision)
+    q = _check_vector("p", p, Kf.shape[0], ar)
+    if any(v < 0 for v in q) or not any(v > 0 for v in q):
+        raise ValueError("p must be nonnegative and nonzero (a point of the simplex, up to scaling)")
+    with ar.context():
+        return _upper(Km, q, ar)
+
+
+def _check_vector(name: str, v, n: int, ar: Arithmetic) -> np.ndarray:
+    vf = np.array([float(x) for x in np.ravel(np.asarray(v, dtype=object))]) if np.ndim(v) == 1 else None
+    if vf is None or vf.shape[0] != n:
+        raise ValueError(f"{name} must be a vector of length {n} (one entry per point), got shape {np.shape(v)}")
+    if not np.all(np.isfinite(vf)):
+        raise ValueError(f"{name} contains NaN or inf; pass finite coefficients")
+    with ar.context():
+        return ar.array(np.asarray(v)) if ar.is_mp else vf
+
+
+# -- Wolfe's min-norm-point algorithm in Gram form ----------------------------------------------
+
+
+def _kkt(KSS: np.ndarray, ar: Arithmetic):
+    """Affine minimizer on S: solve [K_SS 1; 1^T 0][w; nu] = [0; 1]; return (w, lambda = -nu).
+
+    w minimizes w^T K_SS w subject to 1^T w = 1, and lambda = w^T K_SS w  [RP14 Lemma 3 KKT].
+    """
+    m = KSS.shape[0]
+    if not ar.is_mp:
+        A = np.ones((m + 1, m + 1))
+        A[:m, :m] = KSS
+        A[m, m] = 0.0
+        rhs = np.zeros(m + 1)
+        rhs[m] = 1.0
+        try:
+            x = np.linalg.solve(A, rhs)
+            if not np.all(np.isfinite(x)):
+                raise np.linalg.LinAlgError
+        except np.linalg.LinAlgError:
+            x = np.linalg.lstsq(A, rhs, rcond=None)[0]
+        return x[:m], -x[m]
+    A = np.empty((m + 1, m + 1), dtype=object)
+    A[:m, :m] = KSS
+    A[:m, m] = A[m, :m] = ar.scalar(1)
+    A[m, m] = ar.scalar(0)
+    rhs = ar.zeros(m + 1)
+    rhs[m] = ar.scalar(1)
+    x = _solve_mp(A, rhs, ar)
+    return np.array([x[i] for i in range(m)], dtype=object), -x[m]
+
+
+def _gauss_mp(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Gaussian elimination with partial pivoting on mpf lists (the exact fallback of :func:`_solve_mp`)."""
+    m = A.shape[0]
+    M = [list(A[i]) + [b[i]] for i in range(m)]
+    for k in range(m):
+        piv = max(range(k, m), key=lambda i: abs(M[i][k]))
+        if M[piv][k] == 0:
+            raise ZeroDivisionError("singular KKT matrix")
+        M[k], M[piv] = M[piv], M[k]
+        rk = M[k]
+        for i in range(k + 1, m):
+            f = M[i][k] / rk[k]
+            if f != 0:
+                M[i] = M[i][:k] + [a - f * c for a, c in zip(M[i][k:], rk[k:])]
+    x = [None] * m
+    for k in range(m - 1, -1, -1):
+        x[k] = (M[k][m] - mpmath.fsum(M[k][j] * x[j] for j in range(k + 1, m))) / M[k][k]
+    return np.array(x, dtype=object)
+
+
+def _solve_mp(A: np.ndarray, b: np.ndarray, ar: Arithmetic) -> np.ndarray:
+    """Solve A x = b at the working mpmath precision.
+
+    Mixed-precision iterative refinement (float64 solves of the mpmath residual) while it
+    contracts; exact-arithmetic Gaussian elimination otherwise.  A singular system falls back
+    to the float64 least-squares solution, refined the same way.
+    """
+    Af = to_float(A)
+    target = ar.eps * 10
+    noise = ar.eps * 10**4 * A.shape[0]
+    try:
+        x = ar.array(np.linalg.solve(Af, to_float(b)))
+        prev = None
+        for _ in range(60):
+            res = b - A @ x
+            sc = max(abs(v) for v in res)
+            if sc == 0:
+                return x
+            d = np.linalg.solve(Af, to_float(res / sc))
+            dx = ar.array(d) * sc
+            x = x + dx
+            size = max(abs(v) for v in dx) / max(max(abs(v) for v in x), ar.scalar(1e-300))
+            if size <= target:
+                return x
+            if prev is not None and size > prev / 4:
+                if size <= noise:
+                    return x  # stagnated at the working precision's round-off
+                break  # not contracting: ill-conditioned
+            prev = size
+    except np.linalg.LinAlgError:
+        pass
+    try:
+        return _gauss_mp(A, b)
+    except ZeroDivisionError:
+        return ar.array(np.linalg.lstsq(Af, to_float(b), rcond=None)[0])
+
+
+def _wolfe(K: np.ndarray, ar: Arithmetic, max_iter: int, start: Optional[np.ndarray] = None):
+    """Wolfe's (1976) min-norm-point algorithm on the columns of K; returns (p, S, iters, converged).
+
+    Major cycle: add j = argmin_i (K p)_i unless p^T K p - (K p)_j <= tol.  Minor cycle: move to
+    the affine minimizer of S (:func:`_kkt`); if it leaves the simplex, step to the boundary and
+    drop the points whose weight vanishes.
+    """
+    n = K.shape[0]
+    zero, one = ar.scalar(0), ar.scalar(1)
+    diag = [K[i, i] for i in range(n)]
+    scale = max(diag)
+    u = _unit_roundoff(ar)
+    tol_abs = 64 * ar.scalar(n) * u * scale
+    tol_rel = (ar.scalar(1e-13) if not ar.is_mp else 1000 * ar.scalar(n) * u)
+    if start is None:
+        j0 = min(range(n), key=lambda i: diag[i])
+        S = [j0]
+        p = ar.zeros(n)
+        p[j0] = one
+    else:
+        p = start.copy()
+        S = [i for i in range(n) if p[i] > 0]
+    it, converged = 0, False
+    while it < max_iter:
+        it += 1
+        Kp = K @ p
+        q = p @ Kp
+        j = min(range(n), key=lambda i: Kp[i])
+        if q - Kp[j] <= tol_rel * abs(q) + tol_abs:
+            converged = True
+            break
+        if j in S:  # round-off stall: the affine minimizer of S is not improved by its own points
+            break
+        S.append(j)
+        first = True
+        while it < max_iter:
+            w, _ = _kkt(K[np.ix_(S, S)], ar)
+            if all(x > 0 for x in w):
+                p = ar.zeros(n)
+                for k, i in enumerate(S):
+                    p[i] = w[k]
+                break
+            it += 1
+            pS = [p[i] for i in S]
+            ratios = [(pS[k] / (pS[k] - w[k]), k) for k in range(len(S)) if w[k] <= 0]
+            theta, kmin = min(ratios, key=lambda t: t[0])
+            if first and S[kmin] == j and theta <= 0:
+                break  # the new point would be dropped at once: round-off stall
+            first = False
+            new = [pS[k] + theta * (w[k] - pS[k]) for k in range(len(S))]
+            new[kmin] = zero
+            keep = [k for k in range(len(S)) if new[k] > 0]
+            p = ar.zeros(n)
+            for k in keep:
+                p[S[k]] = new[k]
+            S = [S[k] for k in keep]
+        else:
+            break
+    # polish: the exact affine minimizer of the final support, if it is inside the simplex
+    if S:
+        w, _ = _kkt(K[np.ix_(S, S)], ar)
+        if all(x > 0 for x in w):
+            p = ar.zeros(n)
+            for k, i in enumerate(S):
+                p[i] = w[k]
+    p = np.array([x if x > 0 else zero for x in p], dtype=p.dtype)
+    p = p / sum(p)
+    return p, tuple(int(i) for i in range(n) if p[i] > 0), it, converged
+
+
+def _zero_tol(Kf: np.ndarray) -> float:
+    """||p||_K^2 below this is 0 within the round-off of Wolfe's algorithm (64 n u max_i K_ii)."""
+    return 64 * Kf.shape[0] * 2.0**-53 * float(np.max(np.diag(Kf)))
+
+
+def _mnp(Kf: np.ndarray, Km: np.ndarray, ar: Arithmetic, max_iter: int) -> Tuple[MinNormPoint, bool]:
+    """Wolfe in float64, then (precision mode) warm-started Wolfe at the chosen precision.
+
+    Returns the min-norm point and whether its float64 norm is 0 within round-off (then the
+    precision-mode refinement is skipped: the point is only converted).
+    """
+    p, S, it, conv = _wolfe(Kf, Arithmetic(None), max_iter)
+    q = float(p @ (Kf @ p))
+    is_zero = conv and q <= _zero_tol(Kf)
+    if ar.is_mp:
+        with ar.context():
+            start = ar.array(p)
+            if not is_zero:
+                w, _ = _kkt(Km[np.ix_(list(S), list(S))], ar)
+                if all(x > 0 for x in w):
+                    start = ar.zeros(Kf.shape[0])
+                    for k, i in enumerate(S):
+                        start[i] = w[k]
+                p, S, it2, conv = _wolfe(Km, ar, max(max_iter - it, 1), start=start)
+                it += it2
+            else:
+                p = start / sum(start)
+            qm = p @ (Km @ p)
+            norm = ar.sqrt(qm if qm > 0 else ar.scalar(0))
+    else:
+        norm = math.sqrt(max(q, 0.0))
+    return MinNormPoint(p=p, support=S, norm=norm, iterations=it, converged=conv, precision=ar.label), is_zero
+
+
+def min_norm_point(K, *, precision: Optional[int] = None, max_iter: int = DEFAULT_MAX_ITER) -> MinNormPoint:
+    """The min-norm point p* = argmin_{p in Delta_n} p^T K p of the hull of the points  [RP14 Lemma 3].
+
+    Wolfe's min-norm-point algorithm in Gram form (exact support, then the KKT system on it);
+    with ``precision=D`` the float64 support is re-solved and re-checked at D digits.
+    ``||p*||_K`` is the margin when positive, and ~0 iff 0 is in the hull [RP14 Theorem 2];
+    with a shifted Gram matrix it gives dist(q, W)-type distances.
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Symmetric PSD Gram matrix of the points (float64 or mpf entries).
+    precision : int, optional
+        mpmath decimal digits; ``None`` for float64.
+    max_iter : int
+        Budget of Wolfe cycles (major + minor).
+
+    Raises
+    ------
+    ValueError
+        K not square / symmetric / finite / PSD, K = 0, bad precision or max_iter.
+    """
+    max_iter = check_int("max_iter", max_iter, low=1)
+    Kf, Km, ar = _prepare(K, precision)
+    return _mnp(Kf, Km, ar, max_iter)[0]
+
+
+# -- the infeasible case: facets of the hull inside the span -------------------------------------
+
+
+def _span_coordinates(Kf: np.ndarray):
+    """Points z_i in R^r with z_i . z_j = K_ij (r = numerical rank), and the map alpha(f).
+
+    Returns ``(Z, V_r, s_r)``: Z = V_r diag(sqrt(s_r)) (rows are the z_i).  A direction f in
+    R^r corresponds to alpha = V_r diag(s_r^-1/2) f, for which K alpha = Z f and
+    ||alpha||_K = ||f||.
+    """
+    s, V = np.linalg.eigh(Kf)
+    n = Kf.shape[0]
+    tol = max(s[-1], 0.0) * n * 1e3 * np.finfo(np.float64).eps
+    keep = s > tol
+    s_r, V_r = s[keep], V[:, keep]
+    return V_r * np.sqrt(s_r), V_r, s_r
+
+
+def _hyperplanes(Zs: np.ndarray, subsets: np.ndarray, tol_side: float):
+    """Hyperplanes <a, z> = b through each r-subset of the rows of Zs (batched SVD).
+
+    Returns, for the subsets that are affinely independent and support the hull (all points
+    on one side, oriented so that <a, z_i> >= b), the arrays ``(rows, a, b)``.
+    """
+    B, r = subsets.shape
+    M = np.empty((B, r, r + 1))
+    M[:, :, :r] = Zs[subsets]
+    M[:, :, r] = -1.0
+    _, sv, vh = np.linalg.svd(M, full_matrices=True)
+    ok = sv[:, -1] > 1e-9 * sv[:, 0]
+    null = vh[:, r, :]
+    a, b = null[:, :r], null[:, r]
+    na = np.linalg.norm(a, axis=1)
+    ok &= na > 1e-12
+    na[~ok] = 1.0
+    a, b = a / na[:, None], b / na
+    vals = Zs @ a.T - b  # (n, B)
+    lo, hi = vals.min(axis=0), vals.max(axis=0)
+    flip = (hi <= tol_side) & (lo < -tol_side)
+    a[flip], b[flip] = -a[flip], -b[flip]
+    supp = ok & ((lo >= -tol_side) | (hi <= tol_side))
+    return np.flatnonzero(supp), a[supp], b[supp]
+
+
+def _enumerate_facets(Zs: np.ndarray, r: int, tol_side: float, chunk: int = 8192):
+    """Best supporting hyperplane (max b) over all r-subsets; returns (b, a, subset) or None."""
+    nu = Zs.shape[0]
+    best = None
+    combos = itertools.combinations(range(nu), r)
+    while True:
+        block = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.int64)
+        if block.size == 0:
+            break
+        subsets = block.reshape(-1, r)
+        rows, a, b = _hyperplanes(Zs, subsets, tol_side)
+        if rows.size:
+            k = int(np.argmax(b))
+            if best is None or b[k] > best[0]:
+                best = (float(b[k]), a[k], subsets[rows[k]])
+    return best
+
+
+def _local_search(Zs: np.ndarray, r: int, tol_side: float, budget: int, rng: np.random.Generator):
+    """Heuristic best facet when enumeration is too expensive; returns (b, a, subset or None).
+
+    Sampled r-subsets, smoothed ascent on the sphere of g(f) = min_i <f, z_i> from random
+    starts (polished to the hyperplane through the r most active points), then a pivoting
+    walk on the facet graph (swap one point, keep the hyperplane if it supports and is closer).
+    The number of hyperplanes computed is capped (about 5e7 / (r^3 + n r) of them), so for
+    large rank the search is coarse.  Whatever it finds is only a LOWER bound.
+    """
+    nu = Zs.shape[0]
+    cap = max(2_000, int(5e7 / (r**3 + nu * r)))
+    used = 0
+    best = None
+
+    def consider(subsets) -> bool:
+        nonlocal best, used
+        subsets = subsets[: max(cap - used, 0)]
+        used += len(subsets)
+        improved = False
+        chunk = max(1, int(4e6 // (r * (r + 1) + nu)))
+        for s in range(0, len(subsets), chunk):
+            block = subsets[s : s + chunk]
+            rows, a, b = _hyperplanes(Zs, block, tol_side)
+            if rows.size:
+                k = int(np.argmax(b))
+                if best is None or best[2] is None or b[k] > best[0]:
+                    best = (float(b[k]), a[k], block[rows[k]])
+                    improved = True
+        return improved
+
+    consider(np.array([rng.choice(nu, r, replace=False) for _ in range(min(budget, cap // 4))], dtype=np.int64))
+    # smoothed ascent from random directions; each direction is itself a lower-bound witness
+    F = rng.standard_normal((32, r))
+    F /= np.linalg.norm(F, axis=1, keepdims=True)
+    for k in range(300):
+        tau = 0.1 * 0.98**k
+        V = F @ Zs.T
+        W = np.exp(-(V - V.min(axis=1, keepdims=True)) / tau)
+        W /= W.sum(axis=1, keepdims=True)
+        grad = W @ Zs
+        grad -= np.sum(grad * F, axis=1, keepdims=True) * F
+        F = F + 0.05 * grad
+        F /= np.linalg.norm(F, axis=1, keepdims=True)
+    V = F @ Zs.T
+    g = V.min(axis=1)
+    if best is None:
+        k = int(np.argmax(g))
+        best = (float(g[k]), F[k], None)
+    consider(np.sort(np.argsort(V, axis=1)[:, :r], axis=1))
+    # pivoting walk on the facet graph
+    while used < cap and best[2] is not None:
+        T = best[2]
+        others = np.setdiff1d(np.arange(nu), T)
+        cand = np.repeat(T[None, :], r * len(others), axis=0)
+        cand[np.arange(len(cand)), np.repeat(np.arange(r), len(others))] = np.tile(others, r)
+        if len(cand) > cap - used:  # too many swaps: try those with the points nearest the facet first
+            vals = Zs[others] @ best[1] - best[0]
+            near = others[np.argsort(vals)[: max(1, (cap - used) // (2 * r))]]
+            cand = np.repeat(T[None, :], r * len(near), axis=0)
+            cand[np.arange(len(cand)), np.repeat(np.arange(r), len(near))] = np.tile(near, r)
+        if len(cand) == 0 or not consider(cand):
+            break
+    return best
+
+
+def _num(x, ar: Arithmetic):
+    """A plain ``float`` in float64 mode, an ``mpmath.mpf`` otherwise."""
+    return x if ar.is_mp else float(x)
+
+
+# -- the margin --------------------------------------------------------------------------------
+
+
+def margin(
+    K,
+    *,
+    precision: Optional[int] = None,
+    max_iter: int = DEFAULT_MAX_ITER,
+    max_subsets: int = DEFAULT_MAX_SUBSETS,
+) -> Margin:
+    """The certified max margin m(K) = sup_{||alpha||_K = 1} min_i (K alpha)_i  [RP14 Lemma 3].
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Symmetric PSD signed Gram matrix: ``reference.gram(X, y)`` gives rho_K,
+        ``reference.signed_gram(X, y)`` gives rho (gamma_d of PT11 on augmented data).
+    precision : int, optional
+        mpmath decimal digits for the final KKT solve and the certificates; ``None``: float64.
+    max_iter : int
+        Budget of Wolfe cycles for the min-norm point.
+    max_subsets : int
+        Largest number C(n_distinct, rank K) of point subsets enumerated for the facets of the
+        hull in the infeasible case; beyond it a local search gives ``lower`` only.
+
+    Returns
+    -------
+    Margin
+        ``value`` with certified ``lower <= m(K) <= upper`` and their witnesses.
+
+    Notes
+    -----
+    * Feasible (0 not in the hull): ``m = ||p*||_K = min_{Delta} ||p||_K`` [RP14 Lemma 3];
+      ``lower`` from alpha = p*, ``upper`` from p = p*.  Float64: relative gap ~1e-13 to 1e-11
+      (mostly the a-priori round-off allowance, ~n u); ``precision=D``: ~10^-(D-5).
+    * Infeasible: ``m = -delta_max^rel`` [RP14 Theorem 3, spec E-A3]; ``lower`` from the facet
+      normal (alpha-form), ``upper = -delta_max`` from the complete enumeration (certified up to
+      the round-off of the facet computations and the rank tolerance).
+    * The margin is relative to span{z_i}: for z_2 = -z_1 it is -||z_1||, not 0.
+
+    Raises
+    ------
+    ValueError
+        K not square / symmetric / finite / PSD, K = 0, bad precision, max_iter or max_subsets.
+    """
+    max_iter = check_int("max_iter", max_iter, low=1)
+    max_subsets = check_int("max_subsets", max_subsets, low=1)
+    Kf, Km, ar = _prepare(K, precision)
+    n = Kf.shape[0]
+    mnp, mnp_zero = _mnp(Kf, Km, ar, max_iter)
+    with ar.context():
+        p = mnp.p
+        lo_p = _lower(Km, p, ar)  # [RP14 Lemma 3]: K p* >= ||p*||^2 1 at the optimum
+        up_p = _upper(Km, p, ar)
+        # With ||p*||_K ~ 0 in float64, an mpmath evaluation of min(K p*)/||p*||_K only probes the
+        # numerical null space of K (directions outside the span): not a meaningful witness.
+        if mnp_zero and ar.is_mp:
+            lo_p = mpmath.ninf
+        if lo_p > 0:
+            value = min(max(mnp.norm, lo_p), up_p)
+            how = "Wolfe min-norm point + KKT on its support" + (
+                f" (re-solved at {ar.dps} digits)" if ar.is_mp else ""
+            )
+            return Margin(_num(value, ar), _num(lo_p, ar), _num(up_p, ar), True, p, p, mnp.support, ar.label,
+                          f"feasible: {how}; lower = min(K p*)/||p*||_K, upper = ||p*||_K [RP14 Lemma 3]")
+
+    # infeasible (or undecided): facets of the hull in span coordinates  [RP14 Theorem 3]
+    Z, V_r, s_r = _span_coordinates(Kf)
+    r = Z.shape[1]
+    _, uniq = np.unique(Kf, axis=0, return_index=True)
+    uniq = np.sort(uniq)
+    scale = float(np.max(np.linalg.norm(Z, axis=1)))
+    Zs = Z[uniq] / scale
+    tol_side = 1e-10  # in units of max_i ||z_i||
+    n_sub = math.comb(len(uniq), r)
+    complete = n_sub <= max_subsets
+    if complete:
+        best = _enumerate_facets(Zs, r, tol_side)
+    else:
+        best = _local_search(Zs, r, tol_side, max_subsets, np.random.default_rng(0))
+    with ar.context():
+        lower, alpha, upper, value = lo_p, (None if lo_p == -math.inf else p), up_p, None
+        if best is not None:
+            b, a, T = best
+            f_alpha = (V_r / np.sqrt(s_r)) @ a  # K alpha = Z a, ||alpha||_K = ||a||
+            cands = [ar.array(f_alpha) if ar.is_mp else f_alpha]
+            value = ar.scalar(b * scale)  # min_i <a, z_i> for the best facet normal a
+            if ar.is_mp and b < -tol_side and T is not None:  # re-solve the facet's affine minimizer at D digits
+                Tk = [int(uniq[t]) for t in T]
+                w, mu = _kkt(Km[np.ix_(Tk, Tk)], ar)
+                if mu > 0:
+                    alpha_mp = ar.zeros(n)
+                    for k, i in enumerate(Tk):
+                        alpha_mp[i] = -w[k]  # direction from the facet towards the origin
+                    cands.append(alpha_mp)
+                    value = -ar.sqrt(mu)
+            for c in cands:
+                lc = _lower(Km, c, ar)
+                if lc > lower:
+                    lower, alpha = lc, c
+            if complete and b <= tol_side:  # -delta_max, exact up to the facets' round-off
+                allowance = 64 * ar.scalar(n) * _unit_roundoff(ar) * ar.scalar(scale)
+                upper = min(upper, value + allowance)
+        origin_in_hull = complete and best is not None and b <= tol_side
+        feasible: Optional[bool]
+        if lower > 0:
+            feasible = True
+            value = mnp.norm
+        elif origin_in_hull or mnp_zero:
+            feasible = False
+        else:
+            feasible = None
+        if value is None:
+            value = lower
+        value = min(max(value, lower), upper)
+        if feasible is True:
+            method = "feasible (the facet enumeration found a separating hyperplane); min-norm point estimate"
+        elif complete and best is not None:
+            method = (
+                f"{'infeasible' if feasible is False else 'undecided'}: complete enumeration of the "
+                f"C({len(uniq)}, {r}) = {n_sub} point subsets (rank {r}); value = -delta_max^rel "
+                "[RP14 Theorem 3, E-A3]; lower from the facet normal (alpha-form), upper = -delta_max "
+                "exact up to round-off" + (f"; facet re-solved at {ar.dps} digits" if ar.is_mp else "")
+            )
+        else:
+            method = (
+                f"{'infeasible' if feasible is False else 'undecided'}: C({len(uniq)}, {r}) = {n_sub} "
+                f"subsets exceed max_subsets={max_subsets}; value and lower from a local search over "
+                "facets (NOT certified tight); upper = ||p*||_K of the min-norm point (~0)"
+            )
+        return Margin(_num(value, ar), _num(lower, ar), _num(upper, ar), feasible, alpha, p, mnp.support,
+                      ar.label, method)
