@@ -445,7 +445,7 @@ def _output(pb: _Problem, s: DynamicMarginState) -> dict:
     if norm > 0:  # (a_t = 0 at t = 0, or after cancelling updates on non-separable data)
         info["margin"] = min(pb.Y @ s.a) / norm  # achieved directional margin min_k a.y_k/||a||
     if s.t > 0:
-        info["upper_bound"] = ar.sqrt(s.ell) / s.t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)]
+        info["upper_bound"] = norm / s.t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)] (fresh norm: ell may round below 0)
     return {"w": s.a, "info": info}
 
 

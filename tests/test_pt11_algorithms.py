@@ -774,3 +774,18 @@ def test_pfm_threshold_guards_round_off_negative_ell():
 
     assert pfm_threshold(0.5, 3, -4.4e-16, Arithmetic(None)) == 0.0
     assert pfm_threshold(0.5, 3, 4.0, Arithmetic(None)) == 1.0
+
+
+def test_no_nan_on_infeasible_cross_instance():
+    """ell_t rounds below 0 on this infeasible instance; the reported ||a_t||/t must use the
+    freshly computed norm (it used sqrt(ell) and produced NaN with a RuntimeWarning)."""
+    import warnings
+
+    from theorems.suite import builtin_suite
+
+    inst = next(i for i in builtin_suite() if i.name.startswith("infeasible(cross"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = pdm(inst.X, inst.y, 0.9, rho=1.0, max_iter=400, max_epochs=10**9)
+    ub = r.info["upper_bound"]
+    assert ub is not None and ub == ub and ub >= 0

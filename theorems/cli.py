@@ -117,6 +117,19 @@ def cmd_run(args) -> int:
 # -- check ------------------------------------------------------------------------------------------
 
 
+def _worst_per_id(verdicts):
+    """For each id, the verdict that matters most: the first failing one, else the largest slack."""
+    worst, count = {}, {}
+    for v in verdicts:
+        count[v.id] = count.get(v.id, 0) + 1
+        w = worst.get(v.id)
+        if w is None or (w.holds and not v.holds):
+            worst[v.id] = v
+        elif w.holds == v.holds and w.holds and np.nan_to_num(float(v.slack), nan=-np.inf) > np.nan_to_num(float(w.slack), nan=-np.inf):
+            worst[v.id] = v
+    return [(worst[i], count[i]) for i in sorted(worst)]
+
+
 def cmd_check(args) -> int:
     from .suite import run_checks
 
@@ -125,10 +138,15 @@ def cmd_check(args) -> int:
     if args.json:
         print(json.dumps([v.as_dict() for v in verdicts], indent=2))
     else:
-        rows = [[v.id, "holds" if v.holds else "FAILS", _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
-        print(_table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
+        if args.all:
+            rows = [[v.id, "holds" if v.holds else "FAILS", _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
+            print(_table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
+        else:
+            rows = [[v.id, "holds" if v.holds else "FAILS", str(c), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))]
+                    for v, c in _worst_per_id(verdicts)]
+            print(_table(["id", "holds", "instances", "lhs", "rhs", "max slack", "worst instance"], rows))
         bad = sum(not v.holds for v in verdicts)
-        print(f"\n{len(verdicts)} verdicts, {bad} failing")
+        print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing")
     return 0 if all(v.holds for v in verdicts) else 1
 
 
@@ -166,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="run every registered theorem check on the built-in suite")
     c.add_argument("ids", nargs="*", help="only these check ids")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--json", action="store_true", help="every verdict as a JSON list (id, holds, lhs, rhs, slack, details)")
+    c.add_argument("--all", action="store_true", help="one row per verdict instead of the worst per check")
 
     from .validate import add_arguments as add_validate_arguments
 
