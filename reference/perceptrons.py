@@ -1,4 +1,320 @@
-"""PLACEHOLDER (being written): RP14 Alg. 1-3."""
-def perceptron(*a, **k): raise NotImplementedError
-def normalized_perceptron(*a, **k): raise NotImplementedError
-def nkp(*a, **k): raise NotImplementedError
+"""The (normalized, kernel) perceptrons of RP14: Perceptron (Alg. 1), Normalized Perceptron
+(Alg. 2) and Normalized Kernel Perceptron (Alg. 3).
+
+Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
+:func:`reference.result.drive`.  The same code runs in float64 and in mpmath.
+
+Conventions: ``X`` is ``(n, d)`` with the points as rows; ``Z = reflect(X, y)`` holds the
+reflected points ``z_i = y_i x_i`` as rows, so ``Z @ w`` is the vector ``Y X^T w`` of the paper
+(the margins ``y_i <w, x_i>``).  Ties in every ``argmin`` go to the smallest index
+(``numpy.argmin`` returns the first occurrence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .arithmetic import Arithmetic, arithmetic
+from .data import check_data, check_gram, check_int, reflect
+from .result import (
+    SEPARATOR,
+    Algorithm,
+    Result,
+    drive,
+    verify_separator_gram,
+    verify_separator_primal,
+)
+
+__all__ = ["PerceptronState", "NKPState", "RULES", "perceptron", "normalized_perceptron", "nkp"]
+
+RULES = ("cyclic", "most_violated")
+
+
+# -- problems and states -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Primal:
+    """A primal problem: the working points ``Z`` (rows z_i, possibly normalized) and the
+    user's reflected points ``Z_data`` on which a separator is verified."""
+
+    Z: np.ndarray
+    Z_data: np.ndarray
+    ar: Arithmetic
+    rule: str = "cyclic"
+
+
+@dataclass(frozen=True)
+class PerceptronState:
+    """The state of Algorithms 1 and 2.
+
+    Attributes
+    ----------
+    k : int
+        Iteration counter (number of updates).
+    w : ndarray
+        w_k.
+    start : int
+        Alg. 1, cyclic rule: the index the next scan starts from (the point after the last
+        update, wrapping); unused by Alg. 2.
+    j : int or None
+        The index used by the update that produced this state (``None`` for k = 0).
+    """
+
+    k: int
+    w: np.ndarray
+    start: int = 0
+    j: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class _Dual:
+    G: np.ndarray
+    ar: Arithmetic
+
+
+@dataclass(frozen=True)
+class NKPState:
+    """The state (k, alpha_k) of Algorithm 3; ``j`` is the index chosen by the last step."""
+
+    k: int
+    alpha: np.ndarray
+    j: Optional[int] = None
+
+
+def _separates(Z: np.ndarray, w: np.ndarray) -> bool:
+    """Y X^T w > 0_n: every reflected point has strictly positive margin."""
+    return bool(np.all(Z @ w > 0))
+
+
+def _primal_verify(pb: _Primal, s: PerceptronState, claim: str) -> str:
+    return verify_separator_primal(pb.Z_data, s.w)
+
+
+def _primal_output(pb: _Primal, s: PerceptronState) -> dict:
+    return {"w": s.w}
+
+
+# -- Algorithm 1: Perceptron ---------------------------------------------------------------------
+
+
+def _perceptron_init(pb: _Primal) -> PerceptronState:
+    return PerceptronState(k=0, w=pb.ar.zeros(pb.Z.shape[1]), start=0)  # [RP14 Alg. 1] w_0 := 0
+
+
+def _perceptron_step(pb: _Primal, s: PerceptronState) -> PerceptronState:
+    margins = pb.Z @ s.w  # y_i w_k^T x_i
+    n = pb.Z.shape[0]
+    if pb.rule == "most_violated":
+        j = int(np.argmin(margins))  # the most misclassified point (smallest index on ties)
+    else:  # cyclic: the first mistake at or after `start`, wrapping around
+        j = next(i for i in ((s.start + o) % n for o in range(n)) if margins[i] <= 0)
+    w = s.w + pb.Z[j]  # [RP14 Alg. 1] w_{k+1} := w_k + y_i x_i   (y_i w_k^T x_i <= 0: a mistake)
+    return PerceptronState(k=s.k + 1, w=w, start=(j + 1) % n, j=j)
+
+
+PERCEPTRON = Algorithm(
+    name="perceptron",
+    init=_perceptron_init,
+    step=_perceptron_step,
+    exit=lambda pb, s: SEPARATOR if _separates(pb.Z, s.w) else None,  # no mistake left: halt
+    counter=lambda s: s.k,
+    verify=_primal_verify,
+    output=_primal_output,
+)
+
+
+def perceptron(
+    X,
+    y,
+    *,
+    rule: str = "cyclic",
+    max_iter: int = 100_000,
+    trace: bool = False,
+    precision: Optional[int] = None,
+) -> Result:
+    """The classical Perceptron  [RP14 Alg. 1].
+
+    w_0 = 0; while some point is misclassified (y_i <w_k, x_i> <= 0, so a margin of exactly 0
+    is a mistake): w_{k+1} = w_k + y_i x_i.
+
+    Block-Novikoff: if a unit u has y_i <u, x_i> >= rho > 0 for all i, the Perceptron makes at
+    most max_i ||x_i||^2 / rho^2 updates, whichever mistake it updates on.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        The points, one per row (finite, no zero rows).
+    y : array_like, shape (n,)
+        Labels +1 / -1.
+    rule : {"cyclic", "most_violated"}
+        ``"cyclic"``: the first mistake in cyclic order, scanning from the point after the last
+        update (wrapping around; the first scan starts at index 0).  ``"most_violated"``:
+        argmin_i y_i <w_k, x_i> (smallest index on ties).
+    max_iter : int
+        Budget on k, the number of updates.
+    trace : bool
+        Record every state (k, w_k, start, j).
+    precision : int, optional
+        Run in mpmath at this many decimal digits.
+
+    Returns
+    -------
+    Result
+        ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given data), or
+        ``"max_iter"``.  ``iterations`` is the number of updates k.
+    """
+    ar = arithmetic(precision)
+    X, y = check_data(X, y)
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    max_iter = check_int("max_iter", max_iter)
+    with ar.context():
+        Z = reflect(ar.array(X), y)
+        pb = _Primal(Z=Z, Z_data=Z, ar=ar, rule=rule)
+    return drive(PERCEPTRON, pb, ar, max_iter, trace)
+
+
+# -- Algorithm 2: Normalized Perceptron ------------------------------------------------------------
+
+
+def _normalized_init(pb: _Primal) -> PerceptronState:
+    return PerceptronState(k=0, w=pb.ar.zeros(pb.Z.shape[1]))  # [RP14 Alg. 2] w_0 := 0 (p_0 unused, E-A7)
+
+
+def _normalized_step(pb: _Primal, s: PerceptronState) -> PerceptronState:
+    ar = pb.ar
+    j = int(np.argmin(pb.Z @ s.w))  # [RP14 eq. (4)] p(w_k) = e_j, j = argmin_i y_i x_i^T w_k
+    theta = ar.scalar(1) / ar.scalar(s.k + 1)  # [RP14 Alg. 2] theta_k := 1/(k+1)
+    w = (1 - theta) * s.w + theta * pb.Z[j]  # w_{k+1} := (1 - theta_k) w_k + theta_k X Y p(w_k)
+    return PerceptronState(k=s.k + 1, w=w, j=j)
+
+
+NORMALIZED_PERCEPTRON = Algorithm(
+    name="normalized_perceptron",
+    init=_normalized_init,
+    step=_normalized_step,
+    exit=lambda pb, s: SEPARATOR if _separates(pb.Z, s.w) else None,  # Y X^T w_k > 0: exit
+    counter=lambda s: s.k,
+    verify=_primal_verify,
+    output=_primal_output,
+)
+
+
+def normalized_perceptron(
+    X,
+    y,
+    *,
+    normalize: bool = True,
+    max_iter: int = 100_000,
+    trace: bool = False,
+    precision: Optional[int] = None,
+) -> Result:
+    """The Normalized Perceptron  [RP14 Alg. 2].
+
+    w_0 = 0; while not Y X^T w_k > 0: theta_k = 1/(k+1),
+    w_{k+1} = (1 - theta_k) w_k + theta_k y_j x_j with j = argmin_i y_i x_i^T w_k (smallest
+    index on ties).  So w_k (k >= 1) is the average of the k chosen reflected points.
+
+    Guarantee (RP14 Sec. 2.1): run on X_2 -- the points normalized to unit 2-norm,
+    x_i / ||x_i||_2 -- it finds a perfect separator within 1/rho_2^2 iterations whenever the
+    normalized margin rho_2 > 0.  ``normalize=True`` (the default) runs on X_2, which is what
+    that bound is about; ``normalize=False`` runs on X as given (bound max_i ||x_i||^2/rho^2).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        The points, one per row (finite, no zero rows).
+    y : array_like, shape (n,)
+        Labels +1 / -1.
+    normalize : bool
+        Work on X_2 (rows x_i / ||x_i||_2).  Normalizing by positive scalars does not change
+        which w separate, so the returned w separates X as well.
+    max_iter : int
+        Budget on k.
+    trace : bool
+        Record every state (k, w_k, j).
+    precision : int, optional
+        Run in mpmath at this many decimal digits.
+
+    Returns
+    -------
+    Result
+        ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given, un-normalized
+        data), or ``"max_iter"``.
+    """
+    ar = arithmetic(precision)
+    X, y = check_data(X, y)
+    max_iter = check_int("max_iter", max_iter)
+    with ar.context():
+        Z_data = reflect(ar.array(X), y)
+        Z = Z_data
+        if normalize:  # X_2: rows y_i x_i / ||x_i||_2
+            Z = Z_data / ar.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1)
+        pb = _Primal(Z=Z, Z_data=Z_data, ar=ar)
+    return drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace)
+
+
+# -- Algorithm 3: Normalized Kernel Perceptron -------------------------------------------------------
+
+
+def _nkp_init(pb: _Dual) -> NKPState:
+    return NKPState(k=0, alpha=pb.ar.zeros(pb.G.shape[0]))  # [RP14 Alg. 3] alpha_0 := 0
+
+
+def _nkp_step(pb: _Dual, s: NKPState) -> NKPState:
+    ar, n = pb.ar, pb.G.shape[0]
+    j = int(np.argmin(pb.G @ s.alpha))  # [RP14 eq. (10)] p(alpha_k) = e_j, j = argmin_i (G alpha_k)_i  (e_1 at k = 0, E-A7)
+    theta = ar.scalar(1) / ar.scalar(s.k + 1)  # [RP14 Alg. 3] theta_k := 1/(k+1)
+    alpha = (1 - theta) * s.alpha + theta * ar.unit(n, j)  # alpha_{k+1} := (1 - theta_k) alpha_k + theta_k p(alpha_k)
+    return NKPState(k=s.k + 1, alpha=alpha, j=j)
+
+
+NKP = Algorithm(
+    name="nkp",
+    init=_nkp_init,
+    step=_nkp_step,
+    exit=lambda pb, s: SEPARATOR if bool(np.all(pb.G @ s.alpha > 0)) else None,  # G alpha_k > 0_n: exit
+    counter=lambda s: s.k,
+    verify=lambda pb, s, claim: verify_separator_gram(pb.G, s.alpha),
+    output=lambda pb, s: {"alpha": s.alpha},
+)
+
+
+def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None) -> Result:
+    """The Normalized Kernel Perceptron (NKP)  [RP14 Alg. 3].
+
+    alpha_0 = 0; while not G alpha_k > 0: theta_k = 1/(k+1),
+    alpha_{k+1} = (1 - theta_k) alpha_k + theta_k e_j with j = argmin_i (G alpha_k)_i (smallest
+    index on ties; at k = 0, G alpha_0 = 0 and the tie-break gives e_1, erratum E-A7).
+    This is the subgradient method with step 1/(k+1) on the 1-strongly convex loss L.
+    For k >= 1, alpha_k lies in the simplex.
+
+    Bound: halts within 1/rho_K^2 iterations when rho_K > 0.
+
+    Parameters
+    ----------
+    G : array_like, shape (n, n)
+        Normalized signed Gram matrix (:func:`reference.gram`).
+    max_iter : int
+        Budget on k.
+    trace : bool
+        Record every state (k, alpha_k, j).
+    precision : int, optional
+        Run in mpmath at this many decimal digits.
+
+    Returns
+    -------
+    Result
+        ``status="separator"`` with ``alpha`` (G alpha > 0 verified; f = <alpha, Y phi~_X>
+        classifies every point correctly, Lemma 1), or ``"max_iter"``.
+    """
+    ar = arithmetic(precision)
+    G = check_gram(G)
+    max_iter = check_int("max_iter", max_iter)
+    with ar.context():
+        pb = _Dual(G=ar.array(G), ar=ar)
+    return drive(NKP, pb, ar, max_iter, trace)

@@ -6,7 +6,7 @@ Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -34,6 +34,8 @@ __all__ = [
     "snkp",
     "snkpvn",
     "isnkpvn",
+    "OuterRecord",
+    "OuterState",
 ]
 
 
@@ -178,9 +180,263 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
     return drive(SNKP, pb, ar, max_iter, trace)
 
 
-def snkpvn(*a, **k):  # PLACEHOLDER (being written)
-    raise NotImplementedError
+# -- Algorithm 6: SNKPVN ------------------------------------------------------------------------
 
 
-def isnkpvn(*a, **k):  # PLACEHOLDER (being written)
-    raise NotImplementedError
+def _snkpvn_init(pb: _Problem) -> SmoothState:
+    ar, n = pb.ar, pb.G.shape[0]
+    alpha = pb.q  # [RP14 Alg. 6] alpha_0 := q
+    mu = ar.scalar(2 * n)  # mu_0 := 2n
+    return SmoothState(k=0, alpha=alpha, p=p_mu_q(pb.G, alpha, mu, pb.q, ar), mu=mu)  # p_0 := p^q_{mu_0}(alpha_0)
+
+
+def _snkpvn_exit(pb: _Problem, s: SmoothState) -> Optional[str]:
+    if _separated(pb, s):  # [RP14 Alg. 6] G alpha_k > 0_n: halt, alpha_k gives a perfect classifier (E-A8)
+        return SEPARATOR
+    if g_norm(pb.G, s.p, pb.ar) < pb.delta:  # else if ||p_k||_G < delta: return p_k
+        return CERTIFICATE
+    return None
+
+
+SNKPVN = Algorithm(
+    name="snkpvn",
+    init=_snkpvn_init,
+    step=_smooth_step,  # the body of Alg. 4 with p^q_mu in place of p_mu
+    exit=_snkpvn_exit,
+    counter=lambda s: s.k,
+    verify=_verify,
+    output=_output,
+)
+
+
+def _run_snkpvn(G: np.ndarray, q: np.ndarray, delta, ar: Arithmetic, max_iter: int, trace: bool) -> Result:
+    """SNKPVN(q, delta) on already validated arguments in arithmetic ``ar``."""
+    return drive(SNKPVN, _Problem(G=G, ar=ar, q=q, delta=delta), ar, max_iter, trace)
+
+
+def snkpvn(
+    G,
+    q,
+    delta,
+    *,
+    max_iter: int = 10_000,
+    trace: bool = False,
+    precision: Optional[int] = None,
+) -> Result:
+    """Smoothed Normalized Kernel Perceptron-von Neumann, SNKPVN(q, delta)  [RP14 Alg. 6].
+
+    alpha_0 = q, mu_0 = 2n, p_0 = p^q_{mu_0}(alpha_0), where
+    p^q_mu(alpha) = Proj_{Delta_n}(q - G alpha / mu) is the Euclidean-smoothed best response.
+    At each k, in order: if G alpha_k > 0, halt with the separator alpha_k; else if
+    ||p_k||_G < delta, return the delta-certificate p_k; else the SNKP step (theta_k = 2/(k+3),
+    mu_k = 4n/((k+1)(k+2))) with p^q_mu in place of p_mu.
+
+    Bounds: feasible with delta < rho_K: a separator within 2 sqrt(2n)/rho_K iterations
+    (Lemma 8); infeasible: ||p_k||_G <= sqrt(mu_k) dist(q, W) (Lemma 9).
+
+    Parameters
+    ----------
+    G : array_like, shape (n, n)
+        Normalized signed Gram matrix (:func:`reference.gram`).
+    q : array_like, shape (n,)
+        Prox-centre, a point of the simplex Delta_n.
+    delta : float
+        Accuracy > 0 of the certificate (strict test ``||p_k||_G < delta``).
+    max_iter : int
+        Budget on k.
+    trace : bool
+        Record every state (k, alpha_k, p_k, mu_k).
+    precision : int, optional
+        Run in mpmath at this many decimal digits.
+
+    Returns
+    -------
+    Result
+        ``"separator"`` with ``alpha`` (G alpha > 0 verified), ``"certificate"`` with ``p``
+        (in the simplex, ||p||_G < delta verified), or ``"max_iter"``.  ``alpha`` and ``p`` are
+        always the last iterates; ``info["mu"]`` is mu_k.
+    """
+    ar = arithmetic(precision)
+    G = check_gram(G)
+    q = check_simplex(q, G.shape[0])
+    delta = check_real("delta", delta, low=0, hint="SNKPVN's accuracy delta must be positive")
+    max_iter = check_int("max_iter", max_iter)
+    with ar.context():
+        G_ar, q_ar, delta_ar = ar.array(G), ar.array(q), ar.scalar(delta)
+    return _run_snkpvn(G_ar, q_ar, delta_ar, ar, max_iter, trace)
+
+
+# -- Algorithm 7: ISNKPVN ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OuterRecord:
+    """One outer loop t of Alg. 7: the prox-centre q_t, delta_t, and the SNKPVN(q_t, delta_t) run."""
+
+    t: int
+    q: np.ndarray
+    delta: object
+    inner: Result
+
+
+@dataclass(frozen=True)
+class OuterState:
+    """The state of Alg. 7 after t outer loops.
+
+    Attributes
+    ----------
+    t : int
+        Outer loops done (calls of SNKPVN made).
+    q : ndarray
+        q_t, the current prox-centre (q_0 = 1_n/n).
+    iterations : int
+        Total inner iterations so far (the budget counter).
+    deltas, inner_iterations : tuple
+        delta_0 .. delta_{t-1} and the iteration counts of the t SNKPVN calls.
+    alpha : ndarray or None
+        The separator returned by the last SNKPVN call, if it returned one.
+    exhausted : bool
+        The last SNKPVN call ended without a verified claim (budget exhausted).
+    last : OuterRecord or None
+        The record of the loop that produced this state.
+    """
+
+    t: int
+    q: np.ndarray
+    iterations: int
+    deltas: tuple = ()
+    inner_iterations: tuple = ()
+    alpha: Optional[np.ndarray] = None
+    exhausted: bool = False
+    last: Optional[OuterRecord] = None
+
+
+@dataclass(frozen=True)
+class _OuterProblem:
+    G: np.ndarray
+    ar: Arithmetic
+    gamma: object
+    epsilon: object
+    max_iter: int
+    trace: bool
+
+
+def _isnkpvn_init(pb: _OuterProblem) -> OuterState:
+    return OuterState(t=0, q=pb.ar.uniform(pb.G.shape[0]), iterations=0)  # [RP14 Alg. 7] q_0 := 1_n/n
+
+
+def _isnkpvn_step(pb: _OuterProblem, s: OuterState) -> OuterState:
+    delta = g_norm(pb.G, s.q, pb.ar) / pb.gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
+    inner = _run_snkpvn(pb.G, s.q, delta, pb.ar, pb.max_iter - s.iterations, pb.trace)  # SNKPVN(q_t, delta_t)
+    q, alpha = s.q, None
+    if inner.status == SEPARATOR:
+        alpha = inner.alpha  # SNKPVN halted with alpha (G alpha > 0): return alpha
+    elif inner.status == CERTIFICATE:
+        q = inner.p  # q_{t+1} := SNKPVN(q_t, delta_t)
+    return OuterState(
+        t=s.t + 1,
+        q=q,
+        iterations=s.iterations + inner.iterations,
+        deltas=s.deltas + (delta,),
+        inner_iterations=s.inner_iterations + (inner.iterations,),
+        alpha=alpha,
+        exhausted=inner.status == MAX_ITER,
+        last=OuterRecord(t=s.t, q=s.q, delta=delta, inner=inner),
+    )
+
+
+def _isnkpvn_exit(pb: _OuterProblem, s: OuterState) -> Optional[str]:
+    if s.exhausted:
+        return None
+    if s.alpha is not None:  # the last SNKPVN call returned a primal solution
+        return SEPARATOR
+    if s.deltas and s.deltas[-1] < pb.epsilon:  # [RP14 Alg. 7] delta_t < eps: halt, q_{t+1} is an eps-solution of (14)
+        return CERTIFICATE
+    if g_norm(pb.G, s.q, pb.ar) == 0:  # [E-A7] ||q_t||_G = 0: q_t is in W already (delta_t = 0 would never return)
+        return CERTIFICATE
+    return None
+
+
+def _isnkpvn_verify(pb: _OuterProblem, s: OuterState, claim: str) -> str:
+    if claim == SEPARATOR:
+        return verify_separator_gram(pb.G, s.alpha)
+    return verify_certificate(pb.G, s.q, pb.epsilon, pb.ar, strict=True)
+
+
+def _isnkpvn_output(pb: _OuterProblem, s: OuterState) -> dict:
+    return {
+        "alpha": s.alpha,
+        "p": s.q,
+        "info": {"T": s.t, "deltas": list(s.deltas), "inner_iterations": list(s.inner_iterations)},
+    }
+
+
+ISNKPVN = Algorithm(
+    name="isnkpvn",
+    init=_isnkpvn_init,
+    step=_isnkpvn_step,
+    exit=_isnkpvn_exit,
+    counter=lambda s: s.iterations,
+    verify=_isnkpvn_verify,
+    output=_isnkpvn_output,
+)
+
+
+def isnkpvn(
+    G,
+    gamma=2.0,
+    epsilon=1e-3,
+    *,
+    max_iter: int = 100_000,
+    trace: bool = False,
+    precision: Optional[int] = None,
+) -> Result:
+    """Iterated SNKPVN, ISNKPVN(gamma, epsilon)  [RP14 Alg. 7].
+
+    q_0 = 1_n/n; for t = 0, 1, ...: delta_t = ||q_t||_G / gamma; q_{t+1} = SNKPVN(q_t, delta_t),
+    returning at once if SNKPVN returns a separator alpha; if delta_t < epsilon, halt with the
+    epsilon-certificate q_{t+1} (||q_{t+1}||_G < delta_t < epsilon).  Guard (erratum E-A7): if
+    ||q_t||_G = 0, q_t is returned as a certificate at once.
+
+    Theorem 4: feasible and epsilon < rho_K: a separator after O(log(1/rho_K)/log gamma) outer
+    loops of at most 2 sqrt(2n)/rho_K iterations each; otherwise an epsilon-certificate after
+    at most log(1/epsilon)/log gamma + 1 outer loops.
+
+    Parameters
+    ----------
+    G : array_like, shape (n, n)
+        Normalized signed Gram matrix (:func:`reference.gram`).
+    gamma : float
+        Shrink factor > 1 of the accuracies delta_t.
+    epsilon : float
+        Target accuracy > 0 of the certificate.
+    max_iter : int
+        Budget on the *total* number of inner (SNKPVN) iterations.  Each SNKPVN call gets the
+        budget that remains; a call that exhausts it ends the run with ``"max_iter"``.
+    trace : bool
+        Record, per outer loop, an :class:`OuterRecord` (t, q_t, delta_t, the SNKPVN Result
+        with its own trace).
+    precision : int, optional
+        Run in mpmath at this many decimal digits.
+
+    Returns
+    -------
+    Result
+        ``"separator"`` with ``alpha`` (G alpha > 0 verified), ``"certificate"`` with ``p``
+        (in the simplex, ||p||_G < epsilon verified), or ``"max_iter"``.  ``p`` is the last
+        prox-centre q_t.  ``iterations`` is the total of inner iterations; ``info`` holds
+        ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...] and ``inner_iterations``.
+    """
+    ar = arithmetic(precision)
+    G = check_gram(G)
+    gamma = check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop")
+    epsilon = check_real("epsilon", epsilon, low=0, hint="the target accuracy must be positive")
+    max_iter = check_int("max_iter", max_iter)
+    with ar.context():
+        pb = _OuterProblem(
+            G=ar.array(G), ar=ar, gamma=ar.scalar(gamma), epsilon=ar.scalar(epsilon), max_iter=max_iter, trace=trace
+        )
+    result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted)
+    if trace:
+        result = replace(result, trace=tuple(s.last for s in result.trace[1:]))
+    return result
