@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, Optional, TypeVar
 
+import mpmath
 import numpy as np
 
 from .arithmetic import Arithmetic, g_norm
@@ -198,21 +199,46 @@ def simplex_tolerance(n: int, ar: Arithmetic):
     return ar.scalar(16 * max(n, 1)) * ar.eps
 
 
+def unit_roundoff(v: np.ndarray):
+    """The unit round-off of the arithmetic ``v`` is held in: 2^-52 for float64 arrays,
+    10^-dps (the current mpmath precision) for arrays of ``mpmath.mpf``."""
+    if isinstance(v, np.ndarray) and v.dtype == object:
+        return mpmath.mpf(10) ** (-mpmath.mp.dps)
+    return float(np.finfo(np.float64).eps)
+
+
+def _strictly_positive(A: np.ndarray, x: np.ndarray, k: int):
+    """Indices i where (A x)_i is not above its round-off allowance, with the values.
+
+    The allowance (k + 16) u sum_j |A_ij| |x_j| bounds the error of the computed product
+    (a k-term dot product) plus a relative perturbation of the entries of A by a few units of
+    round-off (A itself was computed from data).  A claim that survives it is a claim about the
+    data, not about the rounding of A  [spec A.5, implementation note].
+    """
+    margins = A @ x
+    u = unit_roundoff(margins)
+    slack = (np.abs(A) @ np.abs(x)) * (u * (k + 16))
+    bad = [i for i in range(margins.shape[0]) if not margins[i] > slack[i]]
+    return bad, margins, slack
+
+
 def verify_separator_gram(G: np.ndarray, alpha: np.ndarray) -> str:
-    """'' if G alpha > 0 componentwise (Lemma 1: f = <alpha, Y phi~_X> separates), else why."""
-    margins = G @ alpha
-    bad = [i for i, v in enumerate(margins) if not v > 0]
+    """'' if G alpha > 0 componentwise, beyond round-off (Lemma 1: f = <alpha, Y phi~_X>
+    separates), else why."""
+    bad, margins, slack = _strictly_positive(G, alpha, G.shape[1])
     if bad:
-        return f"(G alpha)_{bad[0]} = {float(margins[bad[0]]):.3e} is not > 0"
+        i = bad[0]
+        return f"(G alpha)_{i} = {float(margins[i]):.3e} is not > 0 beyond round-off ({float(slack[i]):.1e})"
     return ""
 
 
 def verify_separator_primal(Z: np.ndarray, w: np.ndarray) -> str:
-    """'' if every reflected point z_i = y_i x_i (rows of Z) has <w, z_i> > 0, else why."""
-    margins = Z @ w
-    bad = [i for i, v in enumerate(margins) if not v > 0]
+    """'' if every reflected point z_i = y_i x_i (rows of Z) has <w, z_i> > 0 beyond round-off,
+    else why."""
+    bad, margins, slack = _strictly_positive(Z, w, Z.shape[1])
     if bad:
-        return f"y_{bad[0]} <w, x_{bad[0]}> = {float(margins[bad[0]]):.3e} is not > 0"
+        i = bad[0]
+        return f"y_{i} <w, x_{i}> = {float(margins[i]):.3e} is not > 0 beyond round-off ({float(slack[i]):.1e})"
     return ""
 
 

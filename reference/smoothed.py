@@ -352,9 +352,20 @@ def _isnkpvn_exit(pb: _OuterProblem, s: OuterState) -> Optional[str]:
         return SEPARATOR
     if s.deltas and s.deltas[-1] < pb.epsilon:  # [RP14 Alg. 7] delta_t < eps: halt, q_{t+1} is an eps-solution of (14)
         return CERTIFICATE
-    if g_norm(pb.G, s.q, pb.ar) == 0:  # [E-A7] ||q_t||_G = 0: q_t is in W already (delta_t = 0 would never return)
+    if _indistinguishable_from_zero(pb, s.q):  # [E-A7] ||q_t||_G = 0: q_t is in W already (delta_t = 0 would never return)
         return CERTIFICATE
     return None
+
+
+def _indistinguishable_from_zero(pb: _OuterProblem, q: np.ndarray) -> bool:
+    """||q||_G = 0 as far as this arithmetic can tell  [E-A7, in floating point].
+
+    q^T G q is computed with an error up to about n u (|G_ij| <= 1, q in the simplex), so below
+    that ||q||_G cannot be told from 0 and delta_t = ||q_t||_G / gamma would ask SNKPVN for an
+    accuracy it can never certify (it would spin until the budget runs out).
+    """
+    n = pb.G.shape[0]
+    return g_norm(pb.G, q, pb.ar) ** 2 <= pb.ar.scalar(n) * pb.ar.eps
 
 
 def _isnkpvn_verify(pb: _OuterProblem, s: OuterState, claim: str) -> str:
@@ -396,7 +407,8 @@ def isnkpvn(
     q_0 = 1_n/n; for t = 0, 1, ...: delta_t = ||q_t||_G / gamma; q_{t+1} = SNKPVN(q_t, delta_t),
     returning at once if SNKPVN returns a separator alpha; if delta_t < epsilon, halt with the
     epsilon-certificate q_{t+1} (||q_{t+1}||_G < delta_t < epsilon).  Guard (erratum E-A7): if
-    ||q_t||_G = 0, q_t is returned as a certificate at once.
+    ||q_t||_G = 0 -- in floating point: ||q_t||_G^2 <= n u, below what the arithmetic resolves --
+    q_t is returned as a certificate at once (it is still verified: ||q_t||_G < epsilon).
 
     Theorem 4: feasible and epsilon < rho_K: a separator after O(log(1/rho_K)/log gamma) outer
     loops of at most 2 sqrt(2n)/rho_K iterations each; otherwise an epsilon-certificate after

@@ -190,6 +190,59 @@ def test_saved_cases_replay(path):
     assert bounds.beaten(row) == doc["beaten"]
 
 
+# -- the worst instance as a validation case (margins validate --cases) --------------------------
+
+
+def test_search_writes_a_validate_corpus_that_validate_replays(tmp_path, capsys):
+    """`margins bounds ALG --search` also writes the worst instance as a one-case corpus in the
+    format of `margins export-cases`; `margins validate` replays it on an implementation (the
+    reference conforms, a mutant is rejected) and on an answers file."""
+    from theorems.cases import check_document
+    from theorems.validate import validate, validate_answers, write_answers
+    from tests.mutants import MUTANTS
+
+    out = tmp_path / "out"
+    rc = cli_main(["bounds", "snkp", "--family", "planted", "--n", "10", "--seeds", "1", "--search", "--budget", "8",
+                   "--out", str(out), "--no-plot", "--no-progress"])
+    assert rc == 0
+    assert "margins validate snkp MODULE:CALLABLE --cases" in capsys.readouterr().out
+    vdir = out / "validate" / "snkp"
+    doc = json.loads((vdir / "snkp.json").read_text())
+    check_document(doc, "corpus")
+    assert (vdir / "case_schema.json").is_file()
+    (case,) = doc["cases"]
+    worst = bounds.load_case(out / "cases" / "snkp.json")  # the same instance as the bounds-case file
+    assert case["case_id"].endswith("/worst=snkp") and case["instance"]["X"] == worst["instance"]["X"]
+    assert cli_main(["validate", "snkp", "reference:snkp", "--cases", str(vdir)]) == 0
+    assert "1 cases" in capsys.readouterr().out
+    mutant = next(m for m in MUTANTS if m.id == "snkp_theta_k2")
+    assert cli_main(["validate", "snkp", "tests.mutants.rp14_smoothed:snkp_theta_k2", "--cases", str(vdir)]) == 1
+    assert "does NOT conform" in capsys.readouterr().out
+    r = validate("snkp", mutant.impl, budget=0, cases_dir=vdir)
+    assert not r.conforms and r.cases == 1 and r.minimal.case_id == case["case_id"]
+    answers = write_answers(tmp_path / "answers.json", reference.snkp, "snkp", vdir)
+    (rep,) = validate_answers(answers, vdir)
+    assert rep.conforms and rep.cases == 1
+    assert cli_main(["validate", "--answers", str(answers), "--cases", str(vdir)]) == 0
+
+
+@pytest.mark.parametrize("path", sorted(CASES.glob("*.json")), ids=lambda p: p.stem)
+def test_saved_cases_as_validate_cases(path, tmp_path):
+    """Every saved bounds-case of an algorithm target converts to a validation case (with the
+    searched arguments) on which the reference conforms; targets without an algorithm have none."""
+    from theorems.validate import validate
+
+    doc = bounds.load_case(path)
+    vpath = bounds.write_validate_case(tmp_path, doc)
+    if bounds.get_target(doc["target"]).algorithm is None:  # checks, lemma7*: nothing to validate
+        assert vpath is None
+        return
+    alg = doc["algorithm"]
+    assert vpath == tmp_path / f"{alg}.json"
+    r = validate(alg, getattr(reference, alg), budget=0, cases_dir=tmp_path)
+    assert r.conforms and r.cases == 1, r.format()
+
+
 # -- plot -----------------------------------------------------------------------------------------
 
 
@@ -214,7 +267,7 @@ def test_cli_bounds_quick(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "ratio" in text and "max ratio (sweep)" in text
-    for f in ("snkp.csv", "snkp.json", "cases/snkp.json"):
+    for f in ("snkp.csv", "snkp.json", "cases/snkp.json", "validate/snkp/snkp.json"):
         assert (out / f).is_file(), f
     if bounds._have_matplotlib():
         assert (out / "snkp.png").is_file()

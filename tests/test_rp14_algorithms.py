@@ -784,3 +784,31 @@ def test_isnkpvn_gamma_range(gamma):
 def test_isnkpvn_epsilon_range(epsilon):
     with pytest.raises(ValueError, match="epsilon"):
         isnkpvn(np.eye(2), 2.0, epsilon)
+
+
+def test_rounded_gram_does_not_yield_a_false_separator():
+    """Linear XOR: y_0 x_0 + y_1 x_1 = 0, so the data are infeasible (Gordan).  gram() rounds the
+    -1 entries to -(1 - 2^-52), and G alpha = 5.6e-17 > 0 for that rounded G; the verifier's
+    round-off allowance must refuse the claim (it used to be returned as a verified separator)."""
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    y = np.array([1, 1, -1, -1])
+    G = gram(X, y)
+    for algorithm in (nkp, snkp):
+        r = algorithm(G, max_iter=200)
+        assert r.status == "max_iter", (algorithm.__name__, r.message)
+        assert "not verified" in r.message and "round-off" in r.message
+    assert nvn(G, 1e-3).status == "certificate"  # the true alternative is certified
+
+
+def test_isnkpvn_guard_fires_when_norm_is_below_float_resolution():
+    """q_0^T G q_0 = 2.8e-17 (round-off; exactly 0 in exact arithmetic).  delta_0 = 2.6e-9 is
+    below what float64 resolves for ||.||_G, so SNKPVN(q_0, delta_0) would spin until the budget
+    ran out.  The E-A7 guard, read in floating point, returns q_0 (verified < epsilon)."""
+    from theorems.strategies import random_kernel_instance
+
+    G = random_kernel_instance("linear", 4, 1, seed=1).G
+    q = np.full(4, 0.25)
+    assert 0 < q @ G @ q < 4 * np.finfo(float).eps
+    r = isnkpvn(G, 2.0, 1e-3, max_iter=20_000)
+    assert r.status == "certificate" and r.iterations == 0 and r.info["T"] == 0
+    assert np.array_equal(r.p, q)

@@ -438,14 +438,16 @@ def test_statement_holds_sweep(cid, data):
         assert v.holds, f"{v} | {v.details}"
 
 
-def test_theorem4_float64_resolution_is_undecided_not_false():
+def test_theorem4_below_float64_resolution_hits_the_e_a7_guard():
     """d = 1, reflected points normalized to -1, -1, +1, +1: ||q_0||_G is ~1e-9 instead of 0
-    (round-off in G), delta_0 = ||q_0||_G/gamma lies below the float64 resolution of ||.||_G, and
-    SNKPVN can never certify ||p_k||_G < delta_0: the run exhausts its budget.  The check reports
-    this as undecidable in float64 (None), not as a counterexample."""
+    (round-off in G), and delta_0 = ||q_0||_G/gamma lies below the float64 resolution of ||.||_G:
+    SNKPVN could never certify ||p_k||_G < delta_0 and used to exhaust its budget.  ISNKPVN's E-A7
+    guard, read in floating point (||q_t||_G^2 <= n u), now returns q_0 at once (T = 0), and
+    Theorem 4's outer-loop count holds trivially."""
     from theorems.strategies import random_kernel_instance
 
     inst = random_kernel_instance("linear", 4, 1, seed=1)
     q0 = np.full(4, 0.25)
     assert 0 < q0 @ np.asarray(inst.G) @ q0 < 1e-15
-    assert rp14.check_theorem4(inst, max_iter=3000) is None
+    v = rp14.check_theorem4(inst, max_iter=3000)
+    assert v is not None and v.holds and v.lhs == 0, v

@@ -221,6 +221,18 @@ def test_doctored_iterations_fail(cases_dir, tmp_path):
     assert not r.conforms and "invariant.final" in r.failed_checks
 
 
+def test_callable_on_a_cases_dir(cases_dir, capsys):
+    """`margins validate ALGORITHM MODULE:CALLABLE --cases DIR` runs exactly DIR's cases (no
+    hypothesis examples unless --budget is given)."""
+    n = len(json.loads((cases_dir / "nvn.json").read_text())["cases"])
+    r = validate("nvn", reference.nvn, budget=0, cases_dir=cases_dir)
+    assert r.conforms and r.cases == n
+    assert cli.main(["validate", "nvn", "reference:nvn", "--cases", str(cases_dir)]) == 0
+    assert f"{n} cases" in capsys.readouterr().out
+    assert cli.main(["validate", "nvn", "tests.mutants.rp14_smoothed:nvn_squared_test", "--cases", str(cases_dir)]) == 1
+    assert cli.main(["validate", "nkp", "reference:nkp", "--cases", str(cases_dir)]) == 2  # no nkp.json there
+
+
 def test_answers_without_cases_dir_regenerate_the_corpus(tmp_path):
     path = write_answers(tmp_path / "answers.json", reference.nvn, "nvn")
     (r,) = validate_answers(path)

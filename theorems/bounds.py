@@ -76,6 +76,8 @@ __all__ = [
     "write_case",
     "load_case",
     "replay_case",
+    "validate_case",
+    "write_validate_case",
     "explore",
     "main",
     "PLOT_MISSING",
@@ -1040,6 +1042,53 @@ def replay_case(path_or_doc) -> dict:
     return evaluate_task(case_task(load_case(path_or_doc)))
 
 
+def validate_case(row_or_doc):
+    """The worst instance of an *algorithm* target as a case of the validation harness
+    (:func:`theorems.validate.make_case`, with the row's arguments: NVN/ISNKPVN epsilon, SNKPVN
+    delta and q, ISNKPVN gamma, the Perceptron's rule, PT11 eps and Delta), or None for a target
+    that runs no algorithm (registered checks, ``lemma7*``: no implementation to validate, replay
+    them with :func:`replay_case`) or when the algorithm does not apply.  Takes an evaluated row (with ``_task``) or a bounds-case document.  The case's iteration
+    bound is the harness's (the proved statements), not the target's formula: e.g. for
+    ``snkpvn.printed`` it is Lemma 9 with the *proved* Lemma 7."""
+    from .validate import _slug, make_case
+
+    if "_task" in row_or_doc:
+        task = row_or_doc["_task"]
+        args = json.loads(row_or_doc["args"]) if isinstance(row_or_doc.get("args"), str) else dict(task.get("args") or {})
+    else:
+        task = case_task(load_case(row_or_doc))
+        args = dict(task["args"])
+    tgt = get_target(task["target"])
+    if tgt.algorithm is None:
+        return None
+    inst = make_instance(task["spec"])
+    alg = tgt.algorithm
+    over: Dict[str, Any] = {}
+    if tgt.id == "perceptron.most_violated":
+        over["rule"] = "most_violated"
+    elif alg == "nvn":
+        over["epsilon"] = float(args.get("epsilon", 0.05))  # the defaults of the _ev_* functions
+    elif alg == "snkpvn":
+        over.update(delta=float(args.get("delta", 0.01)), q=_q_vector(inst, args.get("q")))
+    elif alg == "isnkpvn":
+        over.update(gamma=float(args.get("gamma", 2.0)), epsilon=float(args.get("epsilon", 1e-3)))
+    pt11 = {"eps": float(args.get("eps", 0.1)), "Delta": args.get("Delta")} if alg in ("pfm", "pdm", "pdm_succ") else {}
+    return make_case(alg, inst, variant="worst=" + _slug(tgt.id), arguments=over, **pt11)
+
+
+def write_validate_case(directory, row_or_doc) -> Optional[Path]:
+    """Write :func:`validate_case` as a one-case corpus ``<directory>/<algorithm>.json`` (the format
+    of ``margins export-cases``), so ``margins validate ALGORITHM MODULE:CALLABLE --cases
+    <directory>`` and ``margins validate --answers FILE --cases <directory>`` replay it.  None
+    when there is no case (check targets)."""
+    from .validate import write_corpus
+
+    case = validate_case(row_or_doc)
+    if case is None:
+        return None
+    return write_corpus(directory, case.algorithm, [case], generator="theorems.bounds --search (worst instance)")
+
+
 # -- the driver -----------------------------------------------------------------------------------
 
 
@@ -1073,6 +1122,8 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
     """Sweep (and optionally search) one target or a group (``all``, ``algorithms``, ``checks``, a
     prefix like ``RP14.``); write ``<target>.csv``, ``<target>.json``, ``<target>.png`` and the
     worst instance ``cases/<target>.json`` into ``out``, plus ``summary.{csv,json,md}`` for a group.
+    For an algorithm target the worst instance is also written as a one-case
+    validation corpus ``validate/<target>/<algorithm>.json`` (:func:`write_validate_case`).
     Returns the summary document."""
     stream = stream or sys.stdout
     tids = _select(name)
@@ -1122,6 +1173,7 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
                 "beaten_rows": sum(1 for r in valid if beaten(r)),
                 "errors": sum(1 for r in allrows if str(r.get("status", "")).startswith("error")),
                 "case": None,
+                "validate_cases": None,
                 "seconds": round(time.perf_counter() - t0, 1),
             }
             if outdir:
@@ -1137,11 +1189,17 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
                     cpath = outdir / "cases" / f"{_safe(tid)}.json"
                     write_case(cpath, worst, command)
                     entry["case"] = str(cpath)
+                    if tgt.algorithm is not None:
+                        vpath = write_validate_case(outdir / "validate" / _safe(tid), worst)
+                        entry["validate_cases"] = str(vpath.parent) if vpath else None
             summary.append(entry)
             if len(tids) == 1:
                 print(f"{tid}: {tgt.statement}  [{tgt.source}]", file=stream)
                 print(rows_table(allrows), file=stream)
                 print("", file=stream)
+                if entry.get("validate_cases"):
+                    print(f"replay the worst instance on an implementation: margins validate {tgt.algorithm} "
+                          f"MODULE:CALLABLE --cases {entry['validate_cases']}\n", file=stream)
     finally:
         if own_ex is not None:
             own_ex.shutdown()
@@ -1162,7 +1220,8 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
                 w.writerow([_cell(e.get(c)) for c in cols])
             (outdir / "summary.csv").write_text(buf.getvalue(), encoding="utf-8")
         print(f"\nwrote {outdir}/ (" + ", ".join(f"{_safe(t)}.csv/.json" for t in tids[:3])
-              + (", ..." if len(tids) > 3 else "") + ", cases/)", file=stream)
+              + (", ..." if len(tids) > 3 else "") + ", cases/"
+              + (", validate/" if any(e.get("validate_cases") for e in summary) else "") + ")", file=stream)
     doc["plot_message"] = sorted(plot_msgs)
     return doc
 

@@ -4,7 +4,7 @@
     margins run ALGORITHM --data FILE run one algorithm on a LIBSVM or .npz file
     margins check [--json]            every registered theorem check on the built-in suite
     margins bounds TARGET [...]       how tight is a bound: sweep, search, worst case (theorems.bounds)
-    margins validate ALGORITHM MODULE:CALLABLE | --answers FILE | --trace FILE   check an implementation
+    margins validate ALGORITHM MODULE:CALLABLE | --answers FILE | --trace FILE [--cases DIR]   check an implementation
     margins export-cases DIR          the validation corpus (JSON) for implementations in any language
 """
 

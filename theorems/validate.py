@@ -104,6 +104,7 @@ __all__ = [
     "run_case",
     "evaluate",
     "export_cases",
+    "write_corpus",
     "validate_answers",
     "validate_trace",
     "load_callable",
@@ -433,17 +434,22 @@ def _slug(s: str) -> str:
 
 
 def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, Delta: Optional[float] = None,
-              variant: str = "", cap: int = CAP, budget: Optional[int] = None) -> Optional[Case]:
+              variant: str = "", cap: int = CAP, budget: Optional[int] = None,
+              arguments: Optional[Mapping[str, Any]] = None) -> Optional[Case]:
     """The case of ``algorithm`` on ``inst`` (None when the algorithm does not apply to it).
 
     Arguments are chosen so that the papers' theorems apply where they can: NVN/ISNKPVN accuracy
     0.05; SNKPVN with q = 1_n/n and delta = min(0.05, rho_K/2) on feasible data (Lemma 8); PFM with
     beta = (1 - eps) gamma_d (eps = 0.3 by default) at the lower end of the certified gamma_d;
     PDM eps = 0.3 and PDM-succ eps = 0.1, eta = 8 by default; PT11 rho = 1 (bias by augmentation),
-    Delta = the extended space when given.
+    Delta = the extended space when given.  ``arguments`` overrides the RP14 defaults (``rule`` of
+    the Perceptron, ``epsilon`` of NVN / ISNKPVN, ``q`` and ``delta`` of SNKPVN, ``gamma`` of
+    ISNKPVN); the paper's bound follows them.  (``margins bounds --search`` uses this to turn its
+    worst instance into a case.)
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    over = dict(arguments or {})
     X = np.asarray(inst.X, dtype=np.float64)
     y = np.asarray(inst.y, dtype=np.int64)
     kernel = inst.kernel if isinstance(inst.kernel, str) else None
@@ -470,6 +476,8 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
             return None
         if algorithm == "perceptron":
             name = "rho"
+            if over.get("rule", "cyclic") != "cyclic":
+                args["rule"] = str(over["rule"])
             lo, hi = _margin(reference.signed_gram(X, y))
             R = float(np.max(np.linalg.norm(X, axis=1)))
             if lo > 0:
@@ -493,12 +501,12 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
             if lo > 0:
                 bound, source = pbounds.snkp(lo, n), "RP14 Thm. 1: 2 sqrt(2 log n)/rho_K"
         elif algorithm == "nvn":
-            args["epsilon"] = 0.05
+            args["epsilon"] = float(over.get("epsilon", 0.05))
             if hi <= 0:
-                bound, source = pbounds.nvn(0.05), "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
+                bound, source = pbounds.nvn(args["epsilon"]), "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
         elif algorithm == "snkpvn":
-            q = np.full(n, 1.0 / n)
-            delta = 0.05 if lo <= 0 else min(0.05, lo / 2)
+            q = np.asarray(over["q"], dtype=np.float64) if over.get("q") is not None else np.full(n, 1.0 / n)
+            delta = float(over["delta"]) if "delta" in over else (0.05 if lo <= 0 else min(0.05, lo / 2))
             args["q"], args["delta"] = q, float(delta)
             if lo > 0:
                 bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
@@ -507,7 +515,7 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
                 bound = pbounds.snkpvn_infeasible(delta, n, qn, min(hi, 0.0))
                 source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
         elif algorithm == "isnkpvn":
-            gamma, epsilon = 2.0, 0.05
+            gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
             args["gamma"], args["epsilon"] = gamma, epsilon
             q0 = np.full(n, 1.0 / n)
             q0n = math.sqrt(max(float(q0 @ G @ q0), 0.0))
@@ -1360,7 +1368,7 @@ def _name_of(impl) -> str:
 
 
 def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool = False, seed: int = 0,
-             timeout: Optional[float] = 20.0, cap: int = CAP, hypothesis: bool = True) -> Report:
+             timeout: Optional[float] = 20.0, cap: int = CAP, hypothesis: bool = True, cases_dir=None) -> Report:
     """Check ``impl`` against ``reference.<algorithm>``: layers 1-2 (and 3 with ``strict``).
 
     Parameters
@@ -1381,6 +1389,9 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         0 = derandomized (the same run every time); anything else seeds hypothesis.
     timeout : float
         Seconds per call before the implementation is declared non-terminating (main thread only).
+    cases_dir : path, optional
+        Run the cases of ``<cases_dir>/<algorithm>.json`` (a corpus written by ``margins
+        export-cases`` or by ``margins bounds --search``) instead of the fixed corpus.
 
     Returns
     -------
@@ -1395,7 +1406,8 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     t0 = time.perf_counter()
     report = Report(algorithm=algorithm, implementation=_name_of(impl), conforms=True, strict=strict)
     failures: Dict[str, Failure] = {}
-    for case in corpus(algorithm, cap=cap):
+    cases = corpus(algorithm, cap=cap) if cases_dir is None else list(_load_cases([algorithm], cases_dir).values())
+    for case in cases:
         ans, results = run_case(impl, case, strict=strict, timeout=timeout)
         report.record(case.case_id, results)
         report.cases += 1
@@ -1459,31 +1471,42 @@ def _signature(algorithm: str) -> str:
         return algorithm
 
 
+def write_corpus(directory, algorithm: str, cases: Iterable[Case], generator: str = "theorems.validate.export_cases") -> Path:
+    """Write ``cases`` (all of ``algorithm``) as the corpus file ``<directory>/<algorithm>.json``
+    (schema_version 1) beside a copy of ``case_schema.json``; returns the corpus path.  The one
+    writer of the case format: :func:`export_cases` and ``margins bounds --search`` both use it."""
+    from importlib import resources
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}")
+    cases = list(cases)
+    if any(c.algorithm != algorithm for c in cases):
+        raise ValueError(f"a corpus file holds the cases of one algorithm ({algorithm!r})")
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "corpus",
+        "algorithm": algorithm,
+        "generator": f"perceptron-margins {generator}",
+        "signature": _signature(algorithm),
+        "cases": [c.to_json() for c in cases],
+    }
+    p = d / f"{algorithm}.json"
+    write_json(p, doc)
+    (d / "case_schema.json").write_text((resources.files("theorems") / "case_schema.json").read_text(encoding="utf-8"), encoding="utf-8")
+    return p
+
+
 def export_cases(directory, algorithms: Optional[Iterable[str]] = None) -> List[Path]:
     """Write the corpus: ``<directory>/<algorithm>.json`` for each algorithm (schema_version 1)
     and a copy of ``case_schema.json``.  Returns the paths written."""
-    from importlib import resources
-
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     paths = []
     for alg in (list(algorithms) if algorithms else ALGORITHMS):
         if alg not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {alg!r}")
-        doc = {
-            "schema_version": SCHEMA_VERSION,
-            "kind": "corpus",
-            "algorithm": alg,
-            "generator": "perceptron-margins theorems.validate.export_cases",
-            "signature": _signature(alg),
-            "cases": [c.to_json() for c in corpus(alg)],
-        }
-        p = d / f"{alg}.json"
-        write_json(p, doc)
-        paths.append(p)
-    schema = d / "case_schema.json"
-    schema.write_text((resources.files("theorems") / "case_schema.json").read_text(encoding="utf-8"), encoding="utf-8")
-    paths.append(schema)
+        paths.append(write_corpus(directory, alg, corpus(alg)))
+    paths.append(Path(directory) / "case_schema.json")
     return paths
 
 
@@ -1654,8 +1677,10 @@ def add_arguments(sub) -> None:
     v.add_argument("--kwargs", default=None, help="JSON object of extra keyword arguments bound into the callable")
     v.add_argument("--answers", default=None, help="an answers document (see theorems/case_schema.json)")
     v.add_argument("--trace", default=None, help="a trace document (see theorems/case_schema.json)")
-    v.add_argument("--cases", default=None, help="corpus directory written by export-cases (default: regenerate)")
-    v.add_argument("--budget", type=int, default=20, help="hypothesis examples beyond the fixed corpus (default 20)")
+    v.add_argument("--cases", default=None, help="corpus directory written by export-cases or by `margins bounds --search` "
+                                                 "(default: regenerate the fixed corpus); with MODULE:CALLABLE, run exactly "
+                                                 "its cases of ALGORITHM (add --budget N for hypothesis examples too)")
+    v.add_argument("--budget", type=int, default=None, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
     v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference (layer 3)")
     v.add_argument("--seed", type=int, default=0, help="0 = derandomized (default)")
     v.add_argument("--json", action="store_true")
@@ -1681,7 +1706,8 @@ def cmd_validate(args) -> int:
             import functools
 
             impl = functools.partial(impl, **json.loads(args.kwargs))
-        reports.append(validate(args.algorithm, impl, budget=args.budget, strict=args.strict, seed=args.seed))
+        budget = args.budget if args.budget is not None else (0 if args.cases else 20)
+        reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases))
     if args.json:
         print(json.dumps([r.as_dict() for r in reports], indent=1))
     else:
