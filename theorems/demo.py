@@ -150,10 +150,8 @@ def run_demo() -> Tuple[List[dict], bool]:
                     res = fn(G, GAMMA, EPS_NVN)
                     q = np.full(n, 1.0 / n)
                     qn = float(np.sqrt(max(q @ G @ q, 0)))
-                    if mG.lower > EPS_NVN:
-                        bound = pb.isnkpvn_outer_loops(qn, mG.lower, GAMMA) * pb.snkpvn_feasible(mG.lower, n)
-                    elif mG.upper < 0:
-                        bound = pb.isnkpvn_outer_loops(qn, EPS_NVN, GAMMA) * 2 * np.sqrt(2 * n) * GAMMA / abs(mG.value)
+                    if mG.lower > EPS_NVN or mG.upper < 0:
+                        bound = pb.isnkpvn_total(n, qn, mG.lower if mG.lower > 0 else mG.value, GAMMA, EPS_NVN)
             verified = _independent_verify(name, res, G, Pv)
             ok &= verified
             rows.append({
