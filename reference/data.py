@@ -233,7 +233,8 @@ def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
 
 def augment(X: np.ndarray, rho) -> np.ndarray:
     """x_k -> [x_k, rho]: one extra coordinate equal to rho > 0 encodes a bias  [PT11 Sec. 2]."""
-    col = np.empty((X.shape[0], 1), dtype=X.dtype)
+    # float64 unless X holds mpf: an integer X must not truncate rho
+    col = np.empty((X.shape[0], 1), dtype=object if X.dtype == object else np.float64)
     col[:, 0] = rho
     return np.hstack([X, col])
 
@@ -250,9 +251,8 @@ def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
     reflected (augmented) patterns ybar_k as rows and ``y`` the labels l_k.
     """
     m = Z.shape[0]
-    E = np.zeros((m, m), dtype=Z.dtype)
+    # float64 unless Z holds mpf: an integer Z must not truncate Delta
+    E = np.zeros((m, m), dtype=object if Z.dtype == object else np.float64)
     for k in range(m):
         E[k, k] = Delta * int(y[k])
-    if Z.dtype != object:
-        E = E.astype(np.float64)
     return np.hstack([Z, E])
