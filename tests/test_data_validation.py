@@ -133,3 +133,48 @@ def test_check_real_messages_render_the_interval():
 def test_reflect_multiplies_rows_by_labels():
     X = np.array([[2.0, -4.0], [3.0, 0.5]])
     assert reflect(X, np.array([-1, 1])).tolist() == [[-2.0, 4.0], [3.0, 0.5]]
+
+
+def test_load_libsvm_details(tmp_path):
+    from reference.data import load_libsvm
+
+    # a '#' inside a comment, labels only (no features), int labels
+    f = tmp_path / "a.svm"
+    f.write_text("+1 # first # second\n-1\n")
+    X, y = load_libsvm(f)
+    assert X.shape == (2, 0) and y.dtype == np.int64 and y.tolist() == [1, -1]
+    # errors name the file and the 1-based line number
+    g = tmp_path / "b.svm"
+    g.write_text("1 1:2\n1 2:3:4\n")
+    with pytest.raises(ValueError, match=r"b\.svm:2: not LIBSVM format"):
+        load_libsvm(g)
+    h = tmp_path / "c.svm"
+    h.write_text("1 0:1\n")
+    with pytest.raises(ValueError, match=r"c\.svm:1: not LIBSVM format \(feature indices are 1-based\)$"):
+        load_libsvm(h)
+    with pytest.raises(ValueError, match=r"^data file '.*nope\.svm' does not exist; pass the path of a LIBSVM file$"):
+        load_libsvm(tmp_path / "nope.svm")
+    e = tmp_path / "empty.svm"
+    e.write_text("# nothing\n")
+    with pytest.raises(ValueError, match=r"^data file '.*empty\.svm' has no data lines$"):
+        load_libsvm(e)
+    lab = tmp_path / "lab.svm"
+    lab.write_text("".join(f"{v} 1:1\n" for v in (2, 3, 4, 5, 6, 7, 1)))
+    with pytest.raises(ValueError, match=r"labels must be \+1/-1, found \[1\.0, 2\.0, 3\.0, 4\.0, 5\.0\]; relabel the file$"):
+        load_libsvm(lab)
+
+
+def test_load_npz_refuses_pickled_objects(tmp_path):
+    from reference.data import load_npz
+
+    f = tmp_path / "obj.npz"
+    np.savez(f, X=np.array([[1.0]], dtype=object), y=np.array([1]))
+    with pytest.raises(ValueError):
+        load_npz(f)
+
+
+def test_extend_puts_label_times_delta_on_the_diagonal():
+    from reference.data import extend
+
+    Z = np.array([[1.0], [2.0]])
+    assert extend(Z, np.array([-1, 1]), 0.5).tolist() == [[1.0, -0.5, 0.0], [2.0, 0.0, 0.5]]
