@@ -601,6 +601,22 @@ def _snkp_trace(inst: Instance, algorithm, max_iter: int):
     return _run(inst, f"snkp-trace-{mi}", lambda: reference.snkp(G, trace=True, max_iter=mi), False)
 
 
+def _along_trace(trace, sides):
+    """Evaluate a per-iterate statement lhs <= rhs on every state of a trace.
+
+    ``sides(state) -> (lhs, rhs, slack)``.  Returns ``((slack, lhs, rhs, k), bad)``: the iterate
+    with the largest slack, and the first iteration k where lhs <= rhs fails (None if none).
+    """
+    worst, bad = None, None
+    for s in trace:
+        lhs, rhs, sl = sides(s)
+        if worst is None or sl > worst[0]:
+            worst = (sl, lhs, rhs, s.k)
+        if bad is None and not _le(lhs, rhs):
+            bad = s.k
+    return worst, bad
+
+
 @register(
     "RP14.lemma4",
     "For every SNKP iterate: L_{mu_k}(alpha_k) >= L(alpha_k) - mu_k log n.",
@@ -610,17 +626,14 @@ def check_lemma4(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
     G = _G(inst)
     n = G.shape[0]
     res = _snkp_trace(inst, algorithm, max_iter)
-    worst, bad = None, None
-    for s in res.trace:
+
+    def sides(s):
         a, mu = np.asarray(s.alpha, float), float(s.mu)
         gap = float(_loss(G, a, AR)) - float(smoothed_loss(G, a, mu, AR))
         bnd = mu * math.log(n)
-        sl = slack(gap, bnd) if bnd > 0 else (0.0 if gap <= TOL else math.inf)
-        if worst is None or sl > worst[0]:
-            worst = (sl, gap, bnd, s.k)
-        if bad is None and not _le(gap, bnd):
-            bad = s.k
-    sl, gap, bnd, k = worst
+        return gap, bnd, slack(gap, bnd) if bnd > 0 else (0.0 if gap <= TOL else math.inf)
+
+    (sl, gap, bnd, k), bad = _along_trace(res.trace, sides)
     return _verdict("RP14.lemma4", bad is None, gap, bnd, inst, sl=sl, iteration=bad, worst_iteration=k,
                     iterates=len(res.trace))
 
@@ -633,17 +646,14 @@ def check_lemma4(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
 def check_lemma5(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **_) -> Optional[Verdict]:
     G = _G(inst)
     res = _snkp_trace(inst, algorithm, max_iter)
-    worst, bad = None, None
-    for s in res.trace:
+
+    def sides(s):
         a, p, mu = np.asarray(s.alpha, float), np.asarray(s.p, float), float(s.mu)
         A = float(smoothed_loss(G, a, mu, AR))
         B = -0.5 * _gnorm(G, p) ** 2
-        sl = slack(A, B)
-        if worst is None or sl > worst[0]:
-            worst = (sl, A, B, s.k)
-        if bad is None and not _le(A, B):
-            bad = s.k
-    sl, A, B, k = worst
+        return A, B, slack(A, B)
+
+    (sl, A, B, k), bad = _along_trace(res.trace, sides)
     return _verdict("RP14.lemma5", bad is None, A, B, inst, sl=sl, iteration=bad, worst_iteration=k,
                     iterates=len(res.trace))
 
