@@ -286,6 +286,15 @@ def _achieved(P: np.ndarray, a: np.ndarray) -> float:
     return float(np.min(P @ a)) / na if na > 0 else -math.inf
 
 
+def _separable_gamma(instance: Instance, rho):
+    """The certified interval (lo, val, hi) of gamma_d when a PT11 check applies: linear kernel
+    and data certified separable (lo > 0); ``None`` otherwise (the check does not apply)."""
+    if not _applies(instance):
+        return None
+    lo, val, hi = _interval(gamma_d(instance, rho))
+    return (lo, val, hi) if lo > 0 else None
+
+
 def _runs_for(instance: Instance, which: Sequence[str], eps: float, rho, cap: int):
     """The runs a per-update statement is checked on: (label, Result)."""
     P = patterns(instance, rho)
@@ -388,11 +397,10 @@ def check_eq5(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
 
     Extra hypothesis (encoded): gamma'_d >= 0.  Given gamma'_d >= 0, (5) is equivalent to (4) at
     t_c; for gamma'_d < 0 it is equivalent to its reverse and is false in general."""
-    if not _applies(instance):
+    g = _separable_gamma(instance, rho)
+    if g is None:
         return None
-    lo, val, hi = _interval(gamma_d(instance, rho))
-    if not lo > 0:
-        return None
+    lo, val, hi = g
     P = patterns(instance, rho)
     out = []
     for label, res in _runs_for(instance, runs, eps, rho, cap):
@@ -614,11 +622,10 @@ def _pfm_bound_worst(R, lo, hi, beta, which: str) -> Tuple[float, float, float]:
 def check_theorem1(instance: Instance, *, eps_values=(0.1, 0.3, 0.5, 0.8, 1.0), rho=None, cap: int = DEFAULT_CAP, **run_opts) -> Optional[Verdict]:
     """PFM update count vs Theorem 1, beta = (1 - eps) gamma_lo; the bound is evaluated at the worst
     end of the certified interval with the eps that beta then implies (eps = 1 - beta/gamma)."""
-    if not _applies(instance):
+    g = _separable_gamma(instance, rho)
+    if g is None:
         return None
-    lo, val, hi = _interval(gamma_d(instance, rho))
-    if not lo > 0:
-        return None
+    lo, val, hi = g
     R = _R(instance, rho)
     out = []
     for e in eps_values:
@@ -631,11 +638,10 @@ def check_theorem1(instance: Instance, *, eps_values=(0.1, 0.3, 0.5, 0.8, 1.0), 
 @register("PT11.theorem2", THM2, "PT11 Theorem 2; spec B.7 (E-B4)")
 def check_theorem2(instance: Instance, *, eps_values=(0.2, 0.35, 0.5, 0.7, 1.0), rho=None, cap: int = DEFAULT_CAP, **run_opts) -> Optional[Verdict]:
     """PDM update count vs the three cases of Theorem 2 (bound at gamma_hi, where it is smallest)."""
-    if not _applies(instance):
+    g = _separable_gamma(instance, rho)
+    if g is None:
         return None
-    lo, val, hi = _interval(gamma_d(instance, rho))
-    if not lo > 0:
-        return None
+    lo, val, hi = g
     R = _R(instance, rho)
     out = []
     for e in eps_values:
@@ -649,11 +655,10 @@ def check_theorem2(instance: Instance, *, eps_values=(0.2, 0.35, 0.5, 0.7, 1.0),
 @register("PT11.remark1", REM1, "PT11 Remark 1; spec B.7")
 def check_remark1(instance: Instance, *, eps_values=(0.2, 0.35, 0.5, 0.7, 1.0), rho=None, cap: int = DEFAULT_CAP, **run_opts) -> Optional[Verdict]:
     """PFM (beta = (1 - eps) gamma_lo) update count vs Theorem 2's bound, at the worst end."""
-    if not _applies(instance):
+    g = _separable_gamma(instance, rho)
+    if g is None:
         return None
-    lo, val, hi = _interval(gamma_d(instance, rho))
-    if not lo > 0:
-        return None
+    lo, val, hi = g
     R = _R(instance, rho)
     out = []
     for e in eps_values:
@@ -682,11 +687,10 @@ def check_pdm_margin(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, 
     """lhs = (1 - eps) gamma_hi, rhs = gamma'_d = min_k a.y_k/||a|| of the returned a.
     Tolerance: gamma'_d is computed from dot products of length D: absolute error
     <= (D + 4) u R; plus (1 - eps)(gamma_hi - gamma_lo) for the equality case.  Runs that do not converge within ``cap`` are skipped."""
-    if not _applies(instance):
+    g = _separable_gamma(instance, rho)
+    if g is None:
         return None
-    lo, val, hi = _interval(gamma_d(instance, rho))
-    if not lo > 0:
-        return None
+    lo, val, hi = g
     P = patterns(instance, rho)
     R = _R(instance, rho)
     tol = (P.shape[1] + 4) * U64 * R + (1 - eps) * (hi - lo)
