@@ -22,6 +22,7 @@ __all__ = [
     "check_data",
     "check_gram",
     "check_simplex",
+    "drop_zero_rows",
     "check_real",
     "check_int",
     "load_libsvm",
@@ -83,22 +84,49 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
         bad = sorted(set(yf[~np.isin(yf, (-1.0, 1.0))].tolist()))[:5]
         raise ValueError(f"y must contain only +1 and -1, found {bad}; map your classes to +1/-1")
     if nonzero:
-        zero = np.flatnonzero(~np.any(Xf != 0, axis=1))
-        if zero.size:
-            raise ValueError(
-                f"X has zero rows {zero[:5].tolist()}: a zero point cannot be normalized and is "
-                "never strictly separated; drop it (or add a bias by augmentation)"
-            )
+        _reject_zero_rows(np.flatnonzero(~np.any(Xf != 0, axis=1)))
     Xo = X if isinstance(X, np.ndarray) and X.dtype == object else Xf
     return Xo, yf.astype(np.int64)
 
 
-def check_gram(G, *, unit_diagonal: bool = True, name: str = "G") -> np.ndarray:
+def _reject_zero_rows(zero: np.ndarray) -> None:
+    """Raise the one zero-row error (with the count), before anything n x n is built."""
+    if zero.size:
+        raise ValueError(
+            f"X has {zero.size} zero rows (first: {zero[:5].tolist()}): a zero point cannot be "
+            "normalized and is never strictly separated; add a bias by augmentation (rho=1.0), "
+            "or drop them with reference.drop_zero_rows(X, y)"
+        )
+
+
+def _psd_tolerance(n: int, scale: float) -> float:
+    """Smallest eigenvalue accepted as >= 0 up to round-off: -1e-8 n max(1, max|G|)."""
+    return -PSD_RTOL * n * scale
+
+
+#: Relative tolerance of the positive-semidefiniteness tests (see :func:`check_gram`).
+PSD_RTOL = 1e-8
+#: Absolute tolerance (times max(1, max|G|)) of the symmetry and unit-diagonal tests.
+GRAM_ATOL = 1e-10
+#: Rows per block of the O(n^2) pairwise test, so that it needs O(n) extra memory per row.
+_PAIR_BLOCK = 512
+
+
+def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = False) -> np.ndarray:
     """Validate a (normalized) signed Gram matrix; return it as an array (mpf entries kept).
 
-    Checks: 2-D, square, non-empty, finite, symmetric, diagonal equal to 1 (when
-    ``unit_diagonal``), and positive semidefinite up to round-off (smallest eigenvalue
-    >= -1e-8 * n * max|G|).
+    Checks, in O(n^2): 2-D, square, non-empty, finite, symmetric, diagonal equal to 1 (when
+    ``unit_diagonal``), and every 2 x 2 principal submatrix positive semidefinite up to
+    round-off (its smallest eigenvalue >= -1e-8 n max(1, max|G|); for unit diagonal this is
+    |G_ij| <= 1 + tol, Cauchy-Schwarz).  By eigenvalue interlacing, anything this rejects is
+    also rejected by the full test.
+
+    Parameters
+    ----------
+    psd : bool, default False
+        Also run the full O(n^3) test: smallest eigenvalue of G >= -1e-8 n max(1, max|G|).
+        Off by default: a matrix built by :func:`reference.gram` is PSD by construction, and
+        the eigenvalue decomposition dominates the cost of every algorithm at n ~ 10^3-10^4.
     """
     Gf = _as_float_matrix(name, G)
     if Gf.ndim != 2 or Gf.shape[0] != Gf.shape[1]:
@@ -109,20 +137,62 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G") -> np.ndarray:
     if not np.all(np.isfinite(Gf)):
         raise ValueError(f"{name} contains NaN or inf; check the kernel and the data")
     scale = max(1.0, float(np.max(np.abs(Gf))))
-    if not np.allclose(Gf, Gf.T, rtol=0, atol=1e-10 * scale):
+    if not np.allclose(Gf, Gf.T, rtol=0, atol=GRAM_ATOL * scale):
         raise ValueError(f"{name} is not symmetric; a Gram matrix satisfies G == G.T")
-    if unit_diagonal and not np.allclose(np.diag(Gf), 1.0, rtol=0, atol=1e-10):
+    if unit_diagonal and not np.allclose(np.diag(Gf), 1.0, rtol=0, atol=GRAM_ATOL):
         raise ValueError(
             f"{name} must have unit diagonal (the normalized signed Gram matrix of RP14 Sec. 3); "
             "build it with reference.gram(X, y, kernel=...)"
         )
-    lam_min = float(np.linalg.eigvalsh((Gf + Gf.T) / 2)[0])
-    if lam_min < -1e-8 * n * scale:
+    if not psd and not np.all(np.diag(Gf) >= 0):
+        i = int(np.flatnonzero(np.diag(Gf) < 0)[0])
         raise ValueError(
-            f"{name} is not positive semidefinite (smallest eigenvalue {lam_min:.3e}); "
+            f"{name} is not positive semidefinite ({name}_{i}{i} = {Gf[i, i]:.3e} < 0); "
             "use a positive-definite kernel"
         )
+    if not psd:
+        _check_pairs(Gf, name, _psd_tolerance(n, scale))
+    else:
+        lam_min = float(np.linalg.eigvalsh((Gf + Gf.T) / 2)[0])
+        if lam_min < _psd_tolerance(n, scale):
+            raise ValueError(
+                f"{name} is not positive semidefinite (smallest eigenvalue {lam_min:.3e}); "
+                "use a positive-definite kernel"
+            )
     return G if isinstance(G, np.ndarray) and G.dtype == object else Gf
+
+
+def _check_pairs(Gf: np.ndarray, name: str, tol: float) -> None:
+    """Smallest eigenvalue of every 2 x 2 principal submatrix [[a, b], [b, c]] >= tol, in O(n^2)."""
+    n = Gf.shape[0]
+    diag = np.diag(Gf)
+    for start in range(0, n, _PAIR_BLOCK):
+        rows = slice(start, min(start + _PAIR_BLOCK, n))
+        a, c = diag[rows, None], diag[None, :]
+        b = (Gf[rows] + Gf[:, rows].T) / 2
+        lam = (a + c) / 2 - np.hypot((a - c) / 2, b)  # smallest eigenvalue of [[a, b], [b, c]]
+        bad = np.argwhere(lam < tol)
+        if bad.size:
+            i, j = int(bad[0][0]) + start, int(bad[0][1])
+            raise ValueError(
+                f"{name} is not positive semidefinite: the 2 x 2 submatrix of rows {i}, {j} has "
+                f"eigenvalue {float(lam[bad[0][0], j]):.3e} (|{name}_ij| > sqrt({name}_ii {name}_jj), "
+                "Cauchy-Schwarz fails); use a positive-definite kernel"
+            )
+
+
+def drop_zero_rows(X, y) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Remove the all-zero rows of X (and their labels); return ``(X, y, kept)``.
+
+    ``kept`` holds the original indices of the rows kept.  A zero point cannot be normalized
+    (RP14 divides by ||x_i||) and is never strictly separated; augmentation (``rho``) is the
+    other way out, and keeps every point.
+    """
+    Xv, yv = check_data(X, y, nonzero=False)
+    kept = np.flatnonzero(np.any(_as_float_matrix("X", Xv) != 0, axis=1))
+    if kept.size == 0:
+        raise ValueError("every row of X is zero; nothing is left to separate")
+    return Xv[kept], yv[kept], kept
 
 
 def check_simplex(q, n: int, name: str = "q") -> np.ndarray:

@@ -160,7 +160,7 @@ class _Problem:
     multiple_updates: bool
     warmup: bool  # plain PDM: single updates and c_1 = 1.1 during the first epoch
     max_iter: int
-    max_epochs: int
+    max_epochs: Optional[int]
     seed: int
 
     @property
@@ -553,7 +553,7 @@ def _run(
     multiple_updates = _check_bool("multiple_updates", multiple_updates)
     trace = _check_bool("trace", trace)
     max_iter = check_int("max_iter", max_iter)
-    max_epochs = check_int("max_epochs", max_epochs)
+    max_epochs = None if max_epochs is None else check_int("max_epochs", max_epochs)
     seed = check_int("seed", seed)
     with ar.context():
         Y = _patterns(X, y, rho, Delta, ar)
@@ -571,7 +571,8 @@ def _run(
             max_epochs=max_epochs,
             seed=seed,
         )
-    result = drive(algorithm, pb, ar, max_iter, trace, budget=lambda pb, s: s.epoch >= pb.max_epochs)
+    budget = None if max_epochs is None else (lambda pb, s: s.epoch >= pb.max_epochs)
+    result = drive(algorithm, pb, ar, max_iter, trace, budget=budget)
     return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
 
 
@@ -590,8 +591,9 @@ _KEYWORDS_DOC = """
         lambda = floor(mu_+) + 1 updates at once (PT11 Sec. 4; off in the textbook box).
     max_iter : int
         Budget on t (the number of updates); a run stops once t reaches it.
-    max_epochs : int
-        Budget on full passes over the data set.
+    max_epochs : int or None, default None
+        Optional budget on full passes over the data set.  None: no cap -- every pass but the
+        last makes an update, so ``max_iter`` already bounds the work.
     seed : int
         Seed of ``np.random.default_rng`` for the permutations of the active sets.
     trace : bool
@@ -621,7 +623,7 @@ def pdm(
     active_sets: bool = False,
     multiple_updates: bool = False,
     max_iter: int = 1_000_000,
-    max_epochs: int = 10_000,
+    max_epochs: Optional[int] = None,
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
@@ -665,7 +667,7 @@ def pfm(
     active_sets: bool = False,
     multiple_updates: bool = False,
     max_iter: int = 1_000_000,
-    max_epochs: int = 10_000,
+    max_epochs: Optional[int] = None,
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
@@ -703,7 +705,7 @@ def pdm_succ(
     active_sets: bool = False,
     multiple_updates: bool = False,
     max_iter: int = 1_000_000,
-    max_epochs: int = 10_000,
+    max_epochs: Optional[int] = None,
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,

@@ -16,7 +16,7 @@ from typing import Callable, Optional, Union
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic
-from .data import check_data, check_real
+from .data import _reject_zero_rows, augment, check_data, check_real
 
 __all__ = ["KERNELS", "kernel_matrix", "signed_gram", "gram"]
 
@@ -66,22 +66,40 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: O
     return ar.exp(-sq / (2 * ar.scalar(sigma) ** 2))
 
 
-def signed_gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **params) -> np.ndarray:
+def _augmented(X, y, rho, ar: Arithmetic):
+    """Validate (X, y, rho); return the data, augmented x_i -> [x_i, rho] when rho is given."""
+    X, y = check_data(X, y, nonzero=False)
+    if rho is not None:
+        check_real("rho", rho, low=0, hint="the augmentation (bias) coordinate, e.g. rho=1.0; or rho=None")
+        X = augment(X, rho)  # [PT11 Sec. 2] x_i -> [x_i, rho]
+    return X, y
+
+
+def _kernel_diagonal(X: np.ndarray, kernel: Kernel, ar: Arithmetic, **params) -> np.ndarray:
+    """K(x_i, x_i) for every i, in O(n d) (one 1 x 1 kernel matrix per point)."""
+    return np.array([kernel_matrix(X[i : i + 1], X[i : i + 1], kernel, ar, **params)[0, 0] for i in range(X.shape[0])])
+
+
+def signed_gram(
+    X, y, kernel: Kernel = "linear", precision: Optional[int] = None, *, rho: Optional[float] = None, **params
+) -> np.ndarray:
     """The unnormalized signed Gram matrix  (Y K Y)_ij = y_i y_j K(x_i, x_j).
 
     For the linear kernel this is Z Z^T with Z the reflected points; its max margin
     (:func:`reference.margin`) is rho of RP14 Sec. 2, or gamma_d of PT11 eq. (1) on augmented
-    (or extended) data.
+    (or extended) data.  ``rho``: augment first, x_i -> [x_i, rho] (a bias; PT11 Sec. 2).
     """
     ar = arithmetic(precision)
-    X, y = check_data(X, y, nonzero=False)
+    X, y = _augmented(X, y, rho, ar)
     with ar.context():
         Kmat = kernel_matrix(X, X, kernel, ar, **params)
         s = ar.array(y.astype(np.float64))
         return Kmat * np.outer(s, s)
 
 
-def gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **params) -> np.ndarray:
+def gram(
+    X, y, kernel: Kernel = "linear", precision: Optional[int] = None, *, rho: Optional[float] = None, **params
+) -> np.ndarray:
     """The normalized signed Gram matrix G of RP14 Sec. 3.
 
     G_ij := y_i y_j K(x_i, x_j) / sqrt(K(x_i, x_i) K(x_j, x_j))   (G_ii = 1).
@@ -93,6 +111,9 @@ def gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **par
     kernel : {"linear", "polynomial", "gaussian"} or callable K(A, B)
     precision : int, optional
         Build G in mpmath at this many digits (entries ``mpmath.mpf``).
+    rho : float, optional
+        Augment first, x_i -> [x_i, rho] (a bias, as PT11 Sec. 2 does): zero points become
+        nonzero.  ``None`` (default): no augmentation.
     **params
         Kernel parameters (``degree``, ``c``, ``sigma``).
 
@@ -100,19 +121,24 @@ def gram(X, y, kernel: Kernel = "linear", precision: Optional[int] = None, **par
     ------
     ValueError
         Bad data, unknown kernel or parameter, or K(x_i, x_i) <= 0 (e.g. a zero point for the
-        linear kernel), which makes G undefined.
+        linear kernel), which makes G undefined -- detected before the n x n matrix is built.
     """
     ar = arithmetic(precision)
-    X, y = check_data(X, y, nonzero=False)
+    X, y = _augmented(X, y, rho, ar)
     with ar.context():
-        Kmat = kernel_matrix(X, X, kernel, ar, **params)
-        diag = np.array([Kmat[i, i] for i in range(Kmat.shape[0])], dtype=Kmat.dtype)
-        bad = [i for i, v in enumerate(diag) if not v > 0]
+        if kernel == "linear":
+            _reject_zero_rows(np.flatnonzero(~np.any(np.asarray(X) != 0, axis=1)))
+        diag0 = _kernel_diagonal(X, kernel, ar, **params)
+        bad = [i for i, v in enumerate(diag0) if not v > 0]
         if bad:
             raise ValueError(
-                f"K(x_i, x_i) <= 0 for i = {bad[:5]} (a zero point under the linear kernel?): "
-                "G divides by sqrt(K(x_i, x_i)); drop those points"
+                f"K(x_i, x_i) <= 0 for {len(bad)} point(s) (first: i = {bad[:5]}): G divides by "
+                "sqrt(K(x_i, x_i)); add a bias by augmentation (rho=1.0) or drop those points"
             )
+        Kmat = kernel_matrix(X, X, kernel, ar, **params)
+        diag = np.array([Kmat[i, i] for i in range(Kmat.shape[0])], dtype=Kmat.dtype)
+        if not all(v > 0 for v in diag):  # a callable kernel whose full matrix disagrees with its 1 x 1 calls
+            raise ValueError("K(x_i, x_i) <= 0 on the diagonal of the kernel matrix; check the kernel callable")
         s = ar.array(y.astype(np.float64)) / ar.sqrt(diag)  # y_i / sqrt(K_ii)
         G = Kmat * np.outer(s, s)
         for i in range(G.shape[0]):  # exactly 1 by definition; removes round-off

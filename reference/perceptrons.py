@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic
-from .data import check_data, check_gram, check_int, reflect
+from .data import augment, check_data, check_gram, check_int, check_real, reflect
 from .result import (
     SEPARATOR,
     Algorithm,
@@ -98,6 +98,19 @@ def _primal_output(pb: _Primal, s: PerceptronState) -> dict:
     return {"w": s.w}
 
 
+def _check_primal_data(X, y, rho):
+    """Validate (X, y) and the optional bias rho; zero rows are allowed only with rho."""
+    if rho is not None:
+        check_real("rho", rho, low=0, hint="the augmentation (bias) coordinate, e.g. rho=1.0; or rho=None")
+    return check_data(X, y, nonzero=rho is None)
+
+
+def _augmented(X: np.ndarray, rho, ar: Arithmetic) -> np.ndarray:
+    """The points in ``ar``, augmented x_i -> [x_i, rho] when rho is given  [PT11 Sec. 2]."""
+    Xa = ar.array(X)
+    return Xa if rho is None else augment(Xa, ar.scalar(rho))
+
+
 # -- Algorithm 1: Perceptron ---------------------------------------------------------------------
 
 
@@ -132,6 +145,7 @@ def perceptron(
     y,
     *,
     rule: str = "cyclic",
+    rho: Optional[float] = None,
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
@@ -154,6 +168,9 @@ def perceptron(
         ``"cyclic"``: the first mistake in cyclic order, scanning from the point after the last
         update (wrapping around; the first scan starts at index 0).  ``"most_violated"``:
         argmin_i y_i <w_k, x_i> (smallest index on ties).
+    rho : float, optional
+        Bias by augmentation, x_i -> [x_i, rho] (PT11 Sec. 2); ``w[-1]`` multiplies rho.
+        ``None`` (default): no bias, and zero rows are rejected.
     max_iter : int
         Budget on k, the number of updates.
     trace : bool
@@ -168,12 +185,12 @@ def perceptron(
         ``"max_iter"``.  ``iterations`` is the number of updates k.
     """
     ar = arithmetic(precision)
-    X, y = check_data(X, y)
+    X, y = _check_primal_data(X, y, rho)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = check_int("max_iter", max_iter)
     with ar.context():
-        Z = reflect(ar.array(X), y)
+        Z = reflect(_augmented(X, rho, ar), y)
         pb = _Primal(Z=Z, Z_data=Z, ar=ar, rule=rule)
     return drive(PERCEPTRON, pb, ar, max_iter, trace)
 
@@ -209,6 +226,7 @@ def normalized_perceptron(
     y,
     *,
     normalize: bool = True,
+    rho: Optional[float] = None,
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
@@ -233,6 +251,9 @@ def normalized_perceptron(
     normalize : bool
         Work on X_2 (rows x_i / ||x_i||_2).  Normalizing by positive scalars does not change
         which w separate, so the returned w separates X as well.
+    rho : float, optional
+        Bias by augmentation, x_i -> [x_i, rho] (before normalizing); ``w[-1]`` multiplies
+        rho.  ``None`` (default): no bias, and zero rows are rejected.
     max_iter : int
         Budget on k.
     trace : bool
@@ -247,10 +268,10 @@ def normalized_perceptron(
         data), or ``"max_iter"``.
     """
     ar = arithmetic(precision)
-    X, y = check_data(X, y)
+    X, y = _check_primal_data(X, y, rho)
     max_iter = check_int("max_iter", max_iter)
     with ar.context():
-        Z_data = reflect(ar.array(X), y)
+        Z_data = reflect(_augmented(X, rho, ar), y)
         Z = Z_data
         if normalize:  # X_2: rows y_i x_i / ||x_i||_2
             Z = Z_data / ar.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1)

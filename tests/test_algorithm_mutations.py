@@ -222,7 +222,7 @@ X2, Y2 = [[1.0, 2.0], [-1.0, 0.5]], [1, -1]
 def test_pt11_documented_defaults(fn):
     params = inspect.signature(fn).parameters
     assert params["max_iter"].default == 1_000_000
-    assert params["max_epochs"].default == 10_000
+    assert params["max_epochs"].default is None  # no hidden epoch cap: max_iter bounds the work
     assert params["seed"].default == 0
     assert params["trace"].default is False
     assert params["rho"].default == 1.0 and params["Delta"].default is None
@@ -307,11 +307,14 @@ def test_default_budgets_bind_on_infeasible_data():
     assert (snkp(TRI).status, snkp(TRI).iterations) == ("max_iter", 10_000)
     r = snkpvn(G3, [0.7, 0.1, 0.2], 1e-12)
     assert (r.status, r.iterations) == ("max_iter", 10_000)
-    # y_1 = (1), y_2 = (-1): every pattern updates in every pass (2 updates per epoch), so the
-    # default max_epochs = 10_000 stops the run at t = 20_000 < max_iter = 1_000_000.
+    # y_1 = (1), y_2 = (-1): every pattern updates in every pass (2 updates per epoch).  No
+    # epoch cap by default: max_iter alone stops the run (after 10_001 epochs here, past the
+    # 10_000 of the old hidden cap), and an explicit max_epochs still binds.
     for fn, arg in ((pdm, 0.5), (pfm, 0.5), (pdm_succ, 0.5)):
-        r = fn([[1.0], [1.0]], [1, -1], arg, rho=None)
-        assert (r.status, r.iterations, r.info["epochs"]) == ("max_iter", 20_000, 10_000)
+        r = fn([[1.0], [1.0]], [1, -1], arg, rho=None, max_iter=20_002)
+        assert (r.status, r.iterations, r.info["epochs"]) == ("max_iter", 20_002, 10_001)
+        r = fn([[1.0], [1.0]], [1, -1], arg, rho=None, max_iter=20_002, max_epochs=3)
+        assert (r.status, r.iterations, r.info["epochs"]) == ("max_iter", 6, 3)
 
 
 @pytest.mark.parametrize("fn,arg", [(pdm, 0.5), (pfm, 0.01), (pdm_succ, 0.5)], ids=["pdm", "pfm", "pdm_succ"])

@@ -123,3 +123,32 @@ def test_paper_bounds_known_values():
         paper_bounds.pdm_theorem2(1.0, 0.0, 0.5)
     with pytest.raises(ValueError, match="eps"):
         paper_bounds.pfm_theorem1(1.0, 0.5, 1.5)
+
+
+def test_run_n_features_drop_zero_rows_and_function_defaults(tmp_path, capsys):
+    f = tmp_path / "z.svm"
+    f.write_text("+1 1:2 2:1\n-1\n-1 1:-1 2:-2\n+1 2:3\n")
+    # a zero row: refused with its count, then dropped on request
+    assert cli.main(["run", "nkp", "--data", str(f)]) == 2
+    assert "X has 1 zero rows" in capsys.readouterr().err
+    assert cli.main(["run", "nkp", "--data", str(f), "--drop-zero-rows", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "dropped 1 of 4 points" in out.err and len(json.loads(out.out)["alpha"]) == 3
+    # or kept, with a bias by augmentation (RP14 via gram(..., rho=...))
+    assert cli.main(["run", "perceptron", "--data", str(f), "--rho", "1", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["w"]) == 3
+    # --n-features widens the data (a1a's case: the file's largest index is below d)
+    assert cli.main(["run", "pdm", "--data", str(f), "--epsilon", "0.5", "--n-features", "5", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["w"]) == 6  # 5 features + rho
+    assert cli.main(["run", "pdm", "--data", str(f), "--epsilon", "0.5", "--n-features", "1"]) == 2
+    assert "n_features=1" in capsys.readouterr().err
+
+
+def test_run_budgets_default_to_the_python_functions(monkeypatch, libsvm):
+    seen = {}
+    real = ref.snkp
+    monkeypatch.setattr(ref, "snkp", lambda G, **kw: seen.update(kw) or real(G, **kw))
+    assert cli.main(["run", "snkp", "--data", libsvm, "--json"]) == 0
+    assert "max_iter" not in seen  # snkp's own default (10_000), not a CLI constant
+    assert cli.main(["run", "snkp", "--data", libsvm, "--max-iter", "7", "--json"]) == 0
+    assert seen["max_iter"] == 7

@@ -352,8 +352,58 @@ def test_gram_rejects_bad_kernels(kwargs, match):
 
 
 def test_gram_rejects_zero_point_for_linear_kernel():
-    with pytest.raises(ValueError, match=r"K\(x_i, x_i\) <= 0"):
+    with pytest.raises(ValueError, match=r"^X has 1 zero rows \(first: \[0\]\)"):
         ref.gram(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([1, -1]))
+    # polynomial with c = 0 at a zero point: K(x, x) = 0, caught from the diagonal alone
+    with pytest.raises(ValueError, match=r"K\(x_i, x_i\) <= 0 for 1 point\(s\) \(first: i = \[0\]\)"):
+        ref.gram(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([1, -1]), "polynomial", c=0.0)
+
+
+def test_zero_rows_rejected_before_the_n_by_n_matrix(monkeypatch):
+    import importlib
+
+    gram_module = importlib.import_module("reference.gram")
+
+    calls = []
+    real = gram_module.kernel_matrix
+    monkeypatch.setattr(gram_module, "kernel_matrix", lambda A, B, *a, **k: calls.append(A.shape[0]) or real(A, B, *a, **k))
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    with pytest.raises(ValueError, match="X has 2 zero rows"):
+        ref.gram(X, np.array([1, -1, 1]))
+    assert calls == []  # nothing was built
+    with pytest.raises(ValueError, match="K\\(x_i, x_i\\) <= 0 for 2 point"):
+        ref.gram(X, np.array([1, -1, 1]), "polynomial", c=0.0)
+    assert max(calls) == 1  # only the 1 x 1 diagonal entries
+
+
+def test_bias_by_augmentation_in_gram_and_rp14():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    y = np.array([1, -1, 1])
+    G = ref.gram(X, y, rho=1.0)
+    Xa = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 2.0, 1.0]])
+    assert np.array_equal(G, ref.gram(Xa, y))
+    assert np.array_equal(ref.signed_gram(X, y, rho=2.0), ref.signed_gram(np.hstack([X, np.full((3, 1), 2.0)]), y))
+    for fn in (ref.perceptron, ref.normalized_perceptron):
+        r = fn(X, y, rho=1.0)
+        assert r.status == "separator" and r.w.shape == (3,)
+        assert np.all(y * (X @ r.w[:2] + 1.0 * r.w[2]) > 0)
+        assert fn(Xa, y).w.tolist() == r.w.tolist()
+        with pytest.raises(ValueError, match="zero rows"):
+            fn(X, y)
+        with pytest.raises(ValueError, match="rho must lie in"):
+            fn(X, y, rho=-1.0)
+    with pytest.raises(ValueError, match="rho must lie in"):
+        ref.gram(X, y, rho=0.0)
+
+
+def test_drop_zero_rows():
+    from reference.data import drop_zero_rows
+
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0], [0.0, -2.0]])
+    Xd, yd, kept = drop_zero_rows(X, [1, -1, 1, -1])
+    assert kept.tolist() == [1, 3] and Xd.tolist() == [[1.0, 0.0], [0.0, -2.0]] and yd.tolist() == [-1, -1]
+    with pytest.raises(ValueError, match="every row of X is zero"):
+        drop_zero_rows(np.zeros((2, 2)), [1, -1])
     with pytest.raises(ValueError, match="callable"):
         ref.gram(GOOD_X, GOOD_Y, lambda A, B: A @ B.T, sigma=1.0)
 

@@ -44,7 +44,7 @@ def test_bad_labels_are_listed_sorted_and_capped_at_five():
 def test_zero_rows_listed_and_capped_at_five():
     X = np.zeros((7, 2))
     X[6] = 1.0
-    with pytest.raises(ValueError, match=r"^X has zero rows \[0, 1, 2, 3, 4\]: a zero point cannot be normalized and is never strictly separated; drop it \(or add a bias by augmentation\)$"):
+    with pytest.raises(ValueError, match=r"^X has 6 zero rows \(first: \[0, 1, 2, 3, 4\]\): a zero point cannot be normalized and is never strictly separated; add a bias by augmentation \(rho=1\.0\), or drop them with reference\.drop_zero_rows\(X, y\)$"):
         check_data(X, [1] * 7)
 
 
@@ -83,22 +83,54 @@ def test_check_gram_tolerances_are_absolute_and_scaled():
         check_gram(np.array([[1.0 + 2e-10]]))
 
 
-def test_check_gram_psd_threshold():
-    # smallest eigenvalue -lam; threshold -1e-8 * n * max(1, max|G|)
+@pytest.mark.parametrize("psd", [False, True], ids=["pairwise-O(n^2)", "eigenvalues-O(n^3)"])
+def test_check_gram_psd_threshold(psd):
+    # smallest eigenvalue -lam (of G, and of its one 2 x 2 principal submatrix);
+    # threshold -1e-8 * n * max(1, max|G|) in both tests
     lam = 1e-9
     G = np.array([[1.0, 1.0 + lam], [1.0 + lam, 1.0]])  # eigenvalues 2 + lam, -lam
-    assert check_gram(G) is not None  # -1e-9 >= -2e-8
+    assert check_gram(G, psd=psd) is not None  # -1e-9 >= -2e-8
     G2 = np.array([[1.0, 1.0 + 1e-7], [1.0 + 1e-7, 1.0]])  # -1e-7 < -2e-8 * 1.0000001
-    with pytest.raises(ValueError, match=r"^G is not positive semidefinite \(smallest eigenvalue -1\.000e-07\); use a positive-definite kernel$"):
-        check_gram(G2)
+    msg = (r"^G is not positive semidefinite \(smallest eigenvalue -1\.000e-07\); use a positive-definite kernel$"
+           if psd else r"^G is not positive semidefinite: the 2 x 2 submatrix of rows 0, 1 has eigenvalue -1\.000e-07 ")
+    with pytest.raises(ValueError, match=msg):
+        check_gram(G2, psd=psd)
     # just past the threshold (n = 2: -2e-8 * scale): -2.5e-8 is rejected
     G4 = np.array([[1.0, 1.0 + 2.5e-8], [1.0 + 2.5e-8, 1.0]])
     with pytest.raises(ValueError, match="not positive semidefinite"):
-        check_gram(G4)
+        check_gram(G4, psd=psd)
     # the threshold grows with n: eigenvalue -3e-8 with n = 6 (threshold ~ -6e-8) is accepted
     G3 = np.eye(6)
     G3[0, 1] = G3[1, 0] = 1.0 + 3e-8
-    assert check_gram(G3) is not None
+    assert check_gram(G3, psd=psd) is not None
+
+
+def test_check_gram_full_psd_test_only_when_asked(monkeypatch):
+    # I + c (J - I), c = -0.9: every |G_ij| <= 1 (every 2 x 2 submatrix is PSD) but the
+    # eigenvalue 1 + 2c = -0.8 < 0.  Only the explicit O(n^3) test sees it.
+    G = np.full((3, 3), -0.9)
+    np.fill_diagonal(G, 1.0)
+    with pytest.raises(ValueError, match=r"^G is not positive semidefinite \(smallest eigenvalue -8\.000e-01\)"):
+        check_gram(G, psd=True)
+    def no_eig(*a, **k):
+        raise AssertionError("eigvalsh called by the default O(n^2) validation")
+    monkeypatch.setattr(np.linalg, "eigvalsh", no_eig)
+    assert check_gram(G) is not None  # the default does not decompose G
+
+
+def test_check_gram_pairwise_names_the_rows():
+    G = np.eye(4)
+    G[2, 3] = G[3, 2] = -1.5  # |G_23| > 1
+    with pytest.raises(ValueError, match=r"rows 2, 3 has eigenvalue -5\.000e-01"):
+        check_gram(G)
+    K = np.diag([1.0, 4.0, 1.0])
+    K[0, 1] = K[1, 0] = 2.0  # = sqrt(K_00 K_11): PSD, accepted without unit diagonal
+    assert check_gram(K, unit_diagonal=False) is not None
+    K[0, 1] = K[1, 0] = 2.1
+    with pytest.raises(ValueError, match="rows 0, 1"):
+        check_gram(K, unit_diagonal=False)
+    with pytest.raises(ValueError, match=r"K_11 = -1\.000e\+00 < 0"):
+        check_gram(np.diag([1.0, -1.0]), unit_diagonal=False, name="K")
 
 
 def test_check_simplex_boundaries():

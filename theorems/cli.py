@@ -60,34 +60,57 @@ def cmd_demo(args) -> int:
 # -- run --------------------------------------------------------------------------------------------
 
 
-def _load(path: str):
+def _load(path: str, n_features: Optional[int] = None):
     if path.endswith(".npz"):
+        if n_features is not None:
+            raise ValueError("--n-features applies to LIBSVM files only (an .npz array has its own width)")
         return reference.load_npz(path)
-    return reference.load_libsvm(path)
+    return reference.load_libsvm(path, n_features=n_features)
+
+
+def _load_data(args):
+    """The data of ``--data`` with ``--n-features``, ``--limit`` and ``--drop-zero-rows`` applied."""
+    X, y = _load(args.data, getattr(args, "n_features", None))
+    if getattr(args, "limit", None):
+        X, y = X[: args.limit], y[: args.limit]
+    if getattr(args, "drop_zero_rows", False):
+        from reference.data import drop_zero_rows
+
+        n0 = X.shape[0]
+        X, y, kept = drop_zero_rows(X, y)
+        print(f"--drop-zero-rows: dropped {n0 - kept.size} of {n0} points", file=sys.stderr)
+    return X, y
+
+
+def _budget_keywords(args) -> dict:
+    """Only the budgets the user gave: otherwise the Python function's own defaults apply."""
+    kw = {}
+    if args.max_iter is not None:
+        kw["max_iter"] = args.max_iter
+    return kw
 
 
 def cmd_run(args) -> int:
     name = args.algorithm
-    X, y = _load(args.data)
-    if args.limit:
-        X, y = X[: args.limit], y[: args.limit]
+    X, y = _load_data(args)
     fn = getattr(reference, name)
-    kw = {"max_iter": args.max_iter, "precision": args.precision}
+    kw = {"precision": args.precision, **_budget_keywords(args)}
     kernel_params = {}
     if args.kernel == "polynomial":
         kernel_params = {"degree": args.degree, "c": args.c}
     elif args.kernel == "gaussian":
         kernel_params = {"sigma": args.sigma}
     if name in ("perceptron", "normalized_perceptron"):
-        res = fn(X, y, **kw)
+        res = fn(X, y, rho=args.rho, **kw)
     elif name in ("pfm", "pdm", "pdm_succ"):
-        kw.update(rho=args.rho, Delta=args.Delta)
+        kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
+                  active_sets=args.active_sets, multiple_updates=args.multiple_updates)
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
             raise SystemExit(f"margins run {name}: pass --{'beta' if name == 'pfm' else 'epsilon'}")
         res = fn(X, y, first, **kw)
     else:
-        G = reference.gram(X, y, args.kernel, **kernel_params)
+        G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
         if name == "nvn":
             res = fn(G, args.epsilon if args.epsilon is not None else 1e-3, **kw)
         elif name == "snkpvn":
@@ -163,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("algorithm", choices=reference.ALGORITHMS)
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     r.add_argument("--limit", type=int, default=None, help="use only the first N points")
+    r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
     r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
     r.add_argument("--degree", type=int, default=2)
     r.add_argument("--c", type=float, default=1.0)
@@ -171,9 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delta", type=float, default=None)
     r.add_argument("--gamma", type=float, default=2.0)
     r.add_argument("--beta", type=float, default=None)
-    r.add_argument("--rho", type=float, default=1.0)
+    r.add_argument("--rho", type=float, default=None,
+                   help="bias by augmentation x -> [x, rho] (default: 1.0 for PT11, none for RP14)")
     r.add_argument("--Delta", type=float, default=None, help="extended space (PT11 Sec. 5) for non-separable data")
-    r.add_argument("--max-iter", type=int, default=100_000)
+    r.add_argument("--max-iter", type=int, default=None, help="budget on the paper's counter (default: the function's)")
+    r.add_argument("--max-epochs", type=int, default=None, help="PT11: budget on full passes (default: none)")
+    r.add_argument("--active-sets", action="store_true", help="PT11 Sec. 4 three-level active sets")
+    r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
     r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
     r.add_argument("--json", action="store_true")
 
