@@ -585,13 +585,286 @@ def lemma7_proved(a=sqrt(2), b=sqrt(2)):
     "Lemma 7 as printed, erratum E-A2",
     "the proof's bound sqrt2 ||q||_G/(||q||_G+|rho|) implies the printed min{||q||_G/|rho|, sqrt2}",
     expected=False,
-    corrected="dist(q,W) <= sqrt(2) min{1, ||q||_G/|rho_K|} (the sqrt 2 multiplies both terms); the printed "
-    "form follows from the argument only when ||q||_G >= (sqrt2 - 1)|rho_K|",
+    corrected="dist(q,W) <= min{sqrt(3/2) ||q||_G/|rho_K|, sqrt2 ||q||_G/(||q||_G + |rho_K|), sqrt2} "
+    "(RP14.Lemma7.corrected); the printed form follows from the argument only when ||q||_G >= (sqrt2 - 1)|rho_K|, "
+    "and it is false (RP14.Lemma7.printed.counterexample)",
 )
 def lemma7_printed(a=1, b=sqrt(2)):
     """[RP14 Lemma 7, E-A2] The printed first term ``||q||_G/|rho|`` lacks ``sqrt 2``: the proof's bound
     exceeds it exactly when ``||q||_G < (sqrt 2 - 1)|rho|``."""
     return _lemma7_bound(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# Lemma 7 corrected: dist(q, W) <= sqrt(3/2) ||q||_G/|rho_K|  (erratum E-A2)
+#
+# Notation: g = ||q||_G = ||Y phi q|| > 0, r = |rho_K| > 0, p* = Proj_W(q), q_t = p* + t(q - p*),
+# alpha in Delta_n with Y phi alpha = -r Y phi q/g (Theorem 3: the r-ball is in the hull).
+# ------------------------------------------------------------------------------------------------
+
+_pv = sp.symbols("p0:4", real=True)
+_qv = sp.symbols("q0:4", real=True)
+_wv = sp.symbols("w0:4", real=True)
+_yv = sp.symbols("y0:4", real=True)
+
+
+def _on_W(vec, free):
+    """Substitution putting ``vec`` (4 coordinates) on the affine set {sum = 1, <y, vec> = 0}."""
+    sol = sp.solve([sum(vec) - 1, sum(a * b for a, b in zip(_yv, vec))], free, dict=True)[0]
+    return [sp.simplify(c.subs(sol)) for c in vec]
+
+
+@register(
+    "RP14.Lemma7.ray_scaling",
+    P,
+    "Lemma 7, erratum E-A2 (ray from the projection)",
+    "q_t = p* + t(q - p*), 0 < t <= 1: q_t in Delta_n, Y phi q_t = t Y phi q, q_t - p* = t(q - p*) (so q_t "
+    "projects onto p*: dist(q_t, W) = t dist(q, W)); the ratio dist/||.||_G is constant on the ray",
+    perturb=dict(qt_f=lambda p, q, tt: [tt * a + (1 - tt) * Q(1, 4) for a in q]),
+)
+def lemma7_ray(qt_f=lambda p, q, tt: [b + tt * (a - b) for a, b in zip(q, p)]):
+    """[RP14 Lemma 7, E-A2] In R^4 with a generic row ``y`` of Y phi: ``p`` and ``w`` on W's affine
+    set (sum 1, <y, .> = 0), ``q`` with sum 1.  Identities: ``sum q_t = 1``, ``<y, q_t> = t <y, q>``,
+    ``<q_t - p, w - p> = t <q - p, w - p>`` (so the normal-cone condition <q - p*, w - p*> <= 0 of
+    the projection carries over to q_t); coordinatewise ``q_t,i = (1-t) p_i + t q_i >= 0`` with
+    ``t = 1/(1+u)``; finally ``t d/(t g) = d/g``."""
+    tt = sp.Symbol("t", positive=True)
+    p = _on_W(list(_pv), [_pv[2], _pv[3]])
+    w = _on_W(list(_wv), [_wv[2], _wv[3]])
+    q = list(_qv[:3]) + [1 - sum(_qv[:3])]
+    qt = qt_f(p, q, tt)
+    dot = lambda a, b: sum(x * y for x, y in zip(a, b))
+    r1 = identity(sum(qt), 1, "sum q_t = 1")
+    r2 = identity(dot(_yv, qt), tt * dot(_yv, q), "<y, q_t> = t <y, q> (p* in W)")
+    diff = [a - b for a, b in zip(qt, p)]
+    r3 = identity(dot(diff, [a - b for a, b in zip(w, p)]), tt * dot([a - b for a, b in zip(q, p)], [a - b for a, b in zip(w, p)]),
+                  "<q_t - p*, w - p*> = t <q - p*, w - p*>")
+    pi, qi = sp.symbols("pi qi", positive=True)
+    coord = qt_f([pi] * 4, [qi] * 4, 1 / (1 + u))[0]
+    r4 = nonneg(coord, [pi, qi, u], what="q_t,i >= 0")
+    d_, g_ = sp.symbols("d g_", positive=True)
+    r5 = identity((tt * d_) / (tt * g_), d_ / g_, "ratio constant along the ray")
+    res = combine(r1, r2, r3, r4, r5)
+    res.method = "identity + factored sign"
+    return res
+
+
+@register(
+    "RP14.Lemma7.W_coordinates",
+    P,
+    "Lemma 7, erratum E-A2 (points of W)",
+    "unit-norm data: every p in W has p_i = ||sum_{j!=i} p_j y_j phi~_j|| <= 1 - p_i, so p_i <= 1/2 and ||p||_2^2 <= 1/2",
+    perturb=dict(norm=2),
+)
+def lemma7_W_coords(norm=1, claimed=Q(1, 2)):
+    """[RP14 Lemma 7, E-A2] From ``p_i ||z_i|| = ||sum_{j!=i} p_j z_j|| <= (1 - p_i) max_j ||z_j||``
+    with ``||z_i|| = 1`` and ``max ||z_j|| = norm`` (1 for the normalized kernel): the largest
+    admissible p_i solves ``P = norm (1 - P)``; it must be <= ``claimed``.  Then, writing
+    ``p_i = claimed a_i/(1+a_i)`` (so 0 <= p_i <= claimed), ``claimed sum p_i - sum p_i^2 >= 0``,
+    i.e. ``||p||^2 <= claimed`` on the simplex.  Tight: two antipodal points, p = (1/2, 1/2)."""
+    Pm = sp.Symbol("P", positive=True)
+    top = sp.solve(sp.Eq(Pm, norm * (1 - Pm)), Pm)[0]
+    r1 = nonneg(claimed - top, [], what="claimed - max p_i",
+                counter=lambda: f"p_i may reach {top} > {claimed}")
+    a = sp.symbols("a0:3", positive=True)
+    pv = [claimed * x / (1 + x) for x in a]
+    r2 = nonneg(claimed * sum(pv) - sum(x**2 for x in pv), list(a), what="claimed sum p - ||p||^2")
+    return combine(r1, r2)
+
+
+@register(
+    "RP14.Lemma7.cross_term",
+    P,
+    "Lemma 7, erratum E-A2 (sqrt(3/2))",
+    "p*, alpha in Delta_n: ||p* - alpha||^2 = ||p*||^2 + ||alpha||^2 - 2<p*, alpha> <= ||p*||^2 + ||alpha||^2 <= 1/2 + 1 = 3/2",
+    perturb=dict(alpha_sign=-1),
+)
+def lemma7_cross(alpha_sign=1, C2=Q(3, 2), W_bound=Q(1, 2)):
+    """[RP14 Lemma 7, E-A2] For non-negative coordinates (n = 3 positive symbols):
+    ``||p||^2 + ||a||^2 - ||p - a||^2 = 2<p, a> >= 0`` and ``(sum a)^2 - ||a||^2 >= 0``; the
+    constants add up: ``C2 - (W_bound + 1) >= 0``.  ``alpha_sign = -1`` (alpha not in the simplex,
+    e.g. Lemma 3's unconstrained alpha) breaks the cross term."""
+    p = sp.symbols("pp0:3", positive=True)
+    a = [alpha_sign * x for x in sp.symbols("aa0:3", positive=True)]
+    syms = list(p) + [abs(x) for x in a]
+    sq = lambda v: sum(x**2 for x in v)
+    r1 = nonneg(sq(p) + sq(a) - sq([x - y for x, y in zip(p, a)]), syms, what="cross term 2<p*, alpha>")
+    r2 = nonneg(sum(a) ** 2 - sq(a), syms, what="(sum alpha)^2 - ||alpha||^2")
+    r3 = nonneg(C2 - (W_bound + 1), [], what="C^2 - (1/2 + 1)")
+    return combine(r1, r2, r3)
+
+
+@register(
+    "RP14.Lemma7.limit",
+    P,
+    "Lemma 7, erratum E-A2 (t -> 0)",
+    "beta_t = lam q_t + (1-lam) alpha in W for lam = r/(t g + r); dist(q, W) = dist(q_t, W)/t <= (g/(t g + r)) ||q_t - alpha|| "
+    "-> (g/r) ||p* - alpha|| as t -> 0",
+    perturb=dict(lam_f=lambda tt, gg, rr: rr / (gg + rr)),
+)
+def lemma7_limit(lam_f=lambda tt, gg, rr: rr / (tt * gg + rr)):
+    """[RP14 Lemma 7, E-A2] alpha is the same for every t, because Y phi q_t/||Y phi q_t|| = Y phi q/g.
+    With ``x`` a coordinate of Y phi q: ``lam t x + (1 - lam)(-r x/g) = 0`` (beta_t in W); ``0 <= lam <= 1``;
+    ``(1 - lam)/t = g/(t g + r)``; and with ``||q_t - alpha||^2 = D + 2 t B + t^2 C``
+    (D = ||p* - alpha||^2) the limit of ``(g/(t g + r)) sqrt(D + 2tB + t^2 C)`` at ``t -> 0+`` is
+    ``(g/r) sqrt(D)`` (sympy ``limit``).  The bound holds for every t in (0, 1], so also in the limit."""
+    tt = sp.Symbol("t", positive=True)
+    x = sp.Symbol("x", real=True)
+    lam_ = lam_f(tt, g, r)
+    r1 = identity(lam_ * tt * x + (1 - lam_) * (-r * x / g), 0, "<Y phi, beta_t> = 0")
+    r2 = nonneg(lam_, [tt, g, r], what="lam >= 0")
+    r3 = nonneg(1 - lam_, [tt, g, r], what="1 - lam >= 0")
+    Dd, Bb, Cc = sp.symbols("D B C", positive=True)
+    per_t = (1 - lam_) / tt * sqrt(Dd + 2 * tt * Bb + tt**2 * Cc)
+    lim = sp.limit(per_t, tt, 0, "+")
+    r4 = identity(lim, g / r * sqrt(Dd), "limit t -> 0+")
+    res = combine(r1, r2, r3, r4)
+    res.method = "identity + factored sign + limit"
+    return res
+
+
+@register(
+    "RP14.Lemma7.corrected",
+    P,
+    "Lemma 7 corrected, erratum E-A2",
+    "dist(q, W) <= min{ sqrt(3/2) ||q||_G/|rho_K|, sqrt2 ||q||_G/(||q||_G + |rho_K|), sqrt2 }",
+    perturb=dict(C=1),
+)
+def lemma7_corrected(C=sqrt(Q(3, 2))):
+    """[RP14 Lemma 7, E-A2] Composition: the limit step gives ``dist <= (g/r) ||p* - alpha||``, the
+    cross-term step ``||p* - alpha||^2 <= 3/2``, so ``C g/r - (g/r) sqrt(3/2) >= 0`` is needed;
+    the other two terms are the paper's own argument (``RP14.Lemma7.proved``).  ``C = 1`` (the
+    printed constant) is not reached by this argument -- and is false (``RP14.Lemma7.printed.counterexample``)."""
+    r1 = nonneg(C * g / r - g / r * sqrt(Q(3, 2)), [g, r], what="C g/r - sqrt(3/2) g/r")
+    r2 = _lemma7_bound(sqrt(2), sqrt(2))
+    return combine(r1, r2)
+
+
+@register(
+    "RP14.Lemma7.simplex_case",
+    P,
+    "Lemma 7 when n = d + 1 (W = {p_bar}, an interior point)",
+    "affinely independent z_1..z_{d+1} around 0: |rho_K| dist(q, W)/||q||_G <= sqrt(sum p_bar_i^2) <= 1/sqrt2 (< 1)",
+    perturb=dict(claimed=Q(1, 4)),
+)
+def lemma7_simplex(claimed=Q(1, 2)):
+    """[RP14 Lemma 7, E-A2] d = 2, generic triangle (symbols).  M = [Z; 1^T] is invertible; its
+    inverse is [B | p_bar] with p_bar the barycentric coordinates of 0 (W = {p_bar}), and for
+    v = q - p_bar (sum v = 0): v = B Z v (identity ``B Z = I - p_bar 1^T``).  Row i of B is normal to
+    the facet F_i opposite z_i with ``||B_i|| = 1/H_i`` (H_i the height of z_i over F_i) and the
+    facet's distance from 0 is ``h_i = p_bar_i H_i`` (identities, with H_i, h_i from 2x2
+    determinants).  Since |rho_K| = delta_max = min_i h_i (Thm. 3):
+    ``(h_min ||v||/||Zv||)^2 <= h_min^2 sum ||B_i||^2 = sum (h_min p_bar_i/h_i)^2 <= sum p_bar_i^2
+    <= max p_bar_i <= 1/2`` (``RP14.Lemma7.W_coordinates``), shown term by term with
+    ``h_i = h_min(1 + e)``, ``p_bar_i = a/(2(1 + a))``."""
+    z = sp.Matrix(3, 2, sp.symbols("z0:6", real=True))
+    M = sp.Matrix.vstack(z.T, sp.ones(1, 3))
+    Mi = M.inv()
+    B, pbar = Mi[:, :2], Mi[:, 2]
+    BZ = B * z.T
+    r1 = combine(*[identity(BZ[i, j], int(i == j) - pbar[i], f"(B Z)_{i}{j}") for i in range(3) for j in range(3)])
+    det = lambda a, b: a[0] * b[1] - a[1] * b[0]
+    zs = [z.row(i) for i in range(3)]
+    rows = []
+    for i in range(3):
+        j, k = [m for m in range(3) if m != i]
+        e2 = (zs[j] - zs[k]).dot(zs[j] - zs[k])
+        H2 = det(zs[j] - zs[i], zs[k] - zs[i]) ** 2 / e2
+        h2 = det(zs[j], zs[k]) ** 2 / e2
+        rows.append(identity(B.row(i).dot(B.row(i)) * H2, 1, f"||B_{i}|| H_{i} = 1"))
+        rows.append(identity(pbar[i] ** 2 * H2, h2, f"h_{i} = p_bar_{i} H_{i}"))
+    a, e = sp.symbols("a e", positive=True)
+    pb = a / (2 * (1 + a))
+    r3 = nonneg(claimed * pb - (pb / (1 + e)) ** 2, [a, e],
+                what="each term of claimed sum p_bar_i - sum (h_min p_bar_i/h_i)^2 (sum p_bar = 1)")
+    r4 = nonneg(1 - claimed, [], what="1 - claimed")
+    res = combine(r1, *rows, r3, r4)
+    res.method = "identity + factored sign"
+    return res
+
+
+# the exact counterexample to the printed Lemma 7 (d = 2, n = 8, labels +1, unit circle)
+LEMMA7_COUNTEREXAMPLE = dict(
+    points=[(Q(999999, 1000001), Q(2000, 1000001)), (Q(21, 29), Q(20, 29)), (0, 1), (Q(-21, 29), Q(20, 29)),
+            (Q(-999999, 1000001), Q(2000, 1000001)), (Q(-45, 53), Q(-28, 53)), (0, -1), (Q(45, 53), Q(-28, 53))],
+    q=[Q(1, 2), 0, 0, 0, Q(1, 2), 0, 0, 0],
+    support=(0, 4, 5, 6, 7),
+)
+
+
+def lemma7_exact_ratio2(points, q, support):
+    """Exact ``(delta_max^2, dist(q, W)^2, ||q||_G^2)`` for unit-norm planar points in
+    counter-clockwise order around 0 (labels +1), by two certificates:
+
+    * hull: every edge (z_i, z_{i+1}) leaves all other points strictly on the side of 0
+      (``det(z_{i+1} - z_i, z_k - z_i) > 0``) and 0 strictly inside (``det(z_i, z_{i+1}) > 0``), so
+      the edges are the facets and ``delta_max^2 = min det(z_i, z_{i+1})^2/||z_{i+1} - z_i||^2``;
+    * projection: on ``support`` S solve the KKT system of min ||w - q||^2, w >= 0, A w = b
+      (A = [1^T; Z^T], b = e_1): ``w_S = q_S - A_S^T lam``; it is the projection iff w_S >= 0 and
+      the multipliers ``(A^T lam - q)_i >= 0`` off S (KKT is sufficient for this convex QP).
+
+    Raises ValueError when a certificate does not verify (so nothing is decided from a wrong
+    active set)."""
+    Z = sp.Matrix([[sp.Rational(c) for c in row] for row in points])
+    nn = Z.rows
+    if any(Z.row(i).dot(Z.row(i)) != 1 for i in range(nn)):
+        raise ValueError("points must have unit norm")
+    det = lambda a, b: a[0] * b[1] - a[1] * b[0]
+    zs = [Z.row(i) for i in range(nn)]
+    d2 = []
+    for i in range(nn):
+        a, b = zs[i], zs[(i + 1) % nn]
+        if det(a, b) <= 0 or any(det(b - a, zs[k] - a) <= 0 for k in range(nn) if k not in (i, (i + 1) % nn)):
+            raise ValueError(f"edge {i}: not a facet with 0 strictly inside")
+        d2.append(det(a, b) ** 2 / (b - a).dot(b - a))
+    A = sp.Matrix.vstack(sp.ones(1, nn), Z.T)
+    bb = sp.Matrix([1, 0, 0])
+    qv = sp.Matrix([sp.Rational(c) for c in q])
+    S = list(support)
+    AS = A[:, S]
+    lam_ = (AS * AS.T).LUsolve(AS * qv.extract(S, [0]) - bb)
+    w = sp.zeros(nn, 1)
+    for j, i in enumerate(S):
+        w[i] = qv[i] - (AS.T * lam_)[j]
+    nu = A.T * lam_ - qv
+    if not (all(w[i] >= 0 for i in S) and A * w == bb and all(nu[i] >= 0 for i in range(nn) if i not in S)):
+        raise ValueError("the KKT certificate of the projection does not verify on this support")
+    g2 = (Z.T * qv).dot(Z.T * qv)
+    return min(d2), (qv - w).dot(qv - w), g2
+
+
+@register(
+    "RP14.Lemma7.printed.counterexample",
+    P,
+    "Lemma 7 as printed, erratum E-A2",
+    "dist(q, W) <= ||q||_G/|rho_K| on the 8-point unit-circle instance, q = (e_1 + e_5)/2 (exact rationals)",
+    expected=False,
+    corrected="dist(q, W) <= min{ sqrt(3/2) ||q||_G/|rho_K|, sqrt2 ||q||_G/(||q||_G + |rho_K|), sqrt2 }; "
+    "the sharp constant of the first term lies in [1.0357, sqrt(3/2)]",
+)
+def lemma7_printed_counterexample(C2=1, **instance):
+    """[RP14 Lemma 7, E-A2] Decides ``C2 ||q||_G^2 - delta_max^2 dist(q, W)^2 >= 0`` exactly
+    (:func:`lemma7_exact_ratio2`); with |rho_K| = delta_max (Thm. 3) this is the printed first term
+    for ``C2 = 1``.  Here ratio^2 = 1.0678...: the printed form is false.  ``instance`` overrides
+    the points/q/support (a regular hexagon satisfies it: the machinery can say "holds")."""
+    inst = dict(LEMMA7_COUNTEREXAMPLE, **instance)
+    d2, dist2, g2 = lemma7_exact_ratio2(**inst)
+    ratio2 = d2 * dist2 / g2
+    detail = (f"delta_max^2 = {d2}, dist^2 = {sp.N(dist2, 8)}, ||q||_G^2 = {g2}: "
+              f"(|rho_K| dist/||q||_G)^2 = {sp.N(ratio2, 10)} (exact rational), ratio = {sp.N(sqrt(ratio2), 8)}")
+    return ok("exact rationals", detail) if C2 - ratio2 >= 0 else bad("exact rationals", detail)
+
+
+@register(
+    "RP14.Lemma7.corrected.counterexample",
+    P,
+    "Lemma 7 corrected, erratum E-A2",
+    "the corrected first term sqrt(3/2) ||q||_G/|rho_K| holds on the counterexample (exact rationals)",
+    perturb=dict(C2=1),
+)
+def lemma7_corrected_counterexample(C2=Q(3, 2)):
+    """[RP14 Lemma 7, E-A2] ``C2 ||q||_G^2 >= delta_max^2 dist(q, W)^2`` exactly on the counterexample."""
+    return lemma7_printed_counterexample(C2=C2)
 
 
 # ------------------------------------------------------------------------------------------------

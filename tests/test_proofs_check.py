@@ -74,3 +74,21 @@ def test_no_imports_from_reference_or_theorems():
         text = f.read_text()
         assert "import reference" not in text and "from reference" not in text, f
         assert "import theorems" not in text and "from theorems" not in text, f
+
+
+def test_lemma7_counterexample_machinery_can_say_holds():
+    """The exact decision of the printed Lemma 7 is not hard-wired to 'fails': on the regular
+    hexagon (ratio < 1) the same certificates verify and the printed form holds."""
+    from sympy import Rational as Q
+    from proofs_check.rp14 import lemma7_exact_ratio2, lemma7_printed_counterexample
+
+    # a hexagon with rational unit vectors (3-4-5 angles), labels +1, q = (e_1 + e_4)/2
+    pts = [(1, 0), (Q(3, 5), Q(4, 5)), (Q(-3, 5), Q(4, 5)), (-1, 0), (Q(-3, 5), Q(-4, 5)), (Q(3, 5), Q(-4, 5))]
+    hexagon = dict(points=pts, q=[Q(1, 2), 0, 0, 0, 0, Q(1, 2)], support=(0, 2, 3, 4, 5))
+    d2, dist2, g2 = lemma7_exact_ratio2(**hexagon)
+    assert d2 == Q(16, 25) and d2 * dist2 < g2
+    assert lemma7_printed_counterexample(**hexagon).holds
+    with pytest.raises(ValueError, match="KKT"):  # a wrong active set is rejected, never decided
+        lemma7_exact_ratio2(**dict(hexagon, support=(0, 5)))
+    res = lemma7_printed_counterexample()
+    assert not res.holds and "81/106" in res.detail
