@@ -664,8 +664,9 @@ def lemma7_W_coords(norm=1, claimed=Q(1, 2)):
     i.e. ``||p||^2 <= claimed`` on the simplex.  Tight: two antipodal points, p = (1/2, 1/2)."""
     Pm = sp.Symbol("P", positive=True)
     top = sp.solve(sp.Eq(Pm, norm * (1 - Pm)), Pm)[0]
-    r1 = nonneg(claimed - top, [], what="claimed - max p_i",
-                counter=lambda: f"p_i may reach {top} > {claimed}")
+    gap = sp.nsimplify(claimed - top)
+    r1 = (ok("exact", f"claimed - max p_i = {gap} >= 0") if gap >= 0
+          else bad("exact", f"p_i may reach {top} > {claimed}"))
     a = sp.symbols("a0:3", positive=True)
     pv = [claimed * x / (1 + x) for x in a]
     r2 = nonneg(claimed * sum(pv) - sum(x**2 for x in pv), list(a), what="claimed sum p - ||p||^2")
@@ -822,7 +823,10 @@ def lemma7_exact_ratio2(points, q, support):
     qv = sp.Matrix([sp.Rational(c) for c in q])
     S = list(support)
     AS = A[:, S]
-    lam_ = (AS * AS.T).LUsolve(AS * qv.extract(S, [0]) - bb)
+    try:
+        lam_ = (AS * AS.T).LUsolve(AS * qv.extract(S, [0]) - bb)
+    except ValueError as exc:  # singular normal equations: no certificate on this support
+        raise ValueError(f"the KKT certificate of the projection cannot be formed on this support ({exc})") from exc
     w = sp.zeros(nn, 1)
     for j, i in enumerate(S):
         w[i] = qv[i] - (AS.T * lam_)[j]
