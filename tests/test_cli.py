@@ -111,7 +111,10 @@ def test_paper_bounds_known_values():
     assert paper_bounds.snkp(1.0, 4) == pytest.approx(2 * np.sqrt(2 * np.log(4)))
     assert paper_bounds.nvn(0.01) == pytest.approx(1e4)
     assert paper_bounds.snkpvn_feasible(0.5, 8) == pytest.approx(16.0)
-    assert paper_bounds.snkpvn_infeasible(0.1, 8, 0.2, -0.4) == pytest.approx(2 * 4 * 0.5 / 0.1)
+    # corrected Lemma 7 (E-A2): min{sqrt(3/2) g/r, sqrt2 g/(g + r)}; here the second term binds ...
+    assert paper_bounds.snkpvn_infeasible(0.1, 8, 0.2, -0.4) == pytest.approx(2 * 8**0.5 * 2**0.5 * 0.2 / 0.6 / 0.1)
+    # ... and here (||q||_G < (sqrt(4/3) - 1)|rho_K|) the sqrt(3/2) term
+    assert paper_bounds.snkpvn_infeasible(0.1, 8, 0.01, -0.4) == pytest.approx(2 * 8**0.5 * 1.5**0.5 * 0.01 / 0.4 / 0.1)
     assert paper_bounds.isnkpvn_outer_loops(1.0, 0.1, 2.0) == 4  # floor(log2(10)) + 1
     assert paper_bounds.isnkpvn_outer_loops(0.05, 0.1, 2.0) == 1
     # PT11 Thm. 2 at eps = 1 is Novikoff's R^2/gamma^2 (spec B.7)
@@ -152,3 +155,21 @@ def test_run_budgets_default_to_the_python_functions(monkeypatch, libsvm):
     assert "max_iter" not in seen  # snkp's own default (10_000), not a CLI constant
     assert cli.main(["run", "snkp", "--data", libsvm, "--max-iter", "7", "--json"]) == 0
     assert seen["max_iter"] == 7
+
+
+def test_check_outcome_expects_refuted_statements_to_fail_exactly():
+    """`margins check` exit status: a failing verdict of a statement that should hold is unexpected;
+    a refuted statement (RP14.lemma7.printed, E-A2) must fail somewhere, decided exactly."""
+    from theorems import rp14  # noqa: F401  (registers the checks)
+    from theorems.cli import check_outcome
+    from theorems.registry import Verdict
+
+    ok = Verdict("RP14.lemma7", True, 0.1, 0.2, 0.5, {})
+    ref_exact = Verdict("RP14.lemma7.printed", False, 0.3, 0.2, 1.03, {"exact_failure": True})
+    ref_float = Verdict("RP14.lemma7.printed", False, 0.3, 0.2, 1.03, {"exact_failure": False})
+    ref_holds = Verdict("RP14.lemma7.printed", True, 0.1, 0.2, 0.5, {})
+    broken = Verdict("RP14.lemma7", False, 0.3, 0.2, 1.5, {})
+    assert check_outcome([ok, ref_holds, ref_exact]) == (0, ["RP14.lemma7.printed"])
+    assert check_outcome([ok, ref_holds])[0] == 1  # refuted statement never failed
+    assert check_outcome([ok, ref_float])[0] == 1  # failed only in float64: not a proof
+    assert check_outcome([broken, ref_exact])[0] == 1

@@ -3,6 +3,7 @@ variants, doctored instances / traces)."""
 
 import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from theorems.strategies import (
     infeasible_instances,
     instances,
     kernel_instances,
+    lemma7_counterexample,
     planted_infeasible,
     planted_separable,
     rational_instances,
@@ -83,7 +85,10 @@ def test_every_id_registered_with_a_strategy():
     assert set(STRATEGIES) == set(RP14_IDS)
 
 
-@pytest.mark.parametrize("cid", RP14_IDS)
+HOLDING_IDS = [i for i in RP14_IDS if REGISTRY[i].kind != "refuted"]  # RP14.lemma7.printed is false (E-A2)
+
+
+@pytest.mark.parametrize("cid", HOLDING_IDS)
 @given(data=st.data())
 def test_statement_holds(cid, data):
     inst = data.draw(STRATEGIES[cid], label="instance")
@@ -98,8 +103,11 @@ def test_every_id_applies_and_holds_on_builtin_suite():
     verdicts = run_checks(ids=["RP14."])
     table = slack_table(verdicts)
     assert set(table) == set(RP14_IDS)
-    bad = [str(v) for v in verdicts if not v.holds]
+    bad = [str(v) for v in verdicts if not v.holds and REGISTRY[v.id].kind != "refuted"]
     assert not bad, bad
+    refuted = [v for v in verdicts if not v.holds and REGISTRY[v.id].kind == "refuted"]
+    assert [(v.id, v.details["instance"], v.details["exact_failure"]) for v in refuted] == [
+        ("RP14.lemma7.printed", "lemma7-counterexample(d=2,n=8)", True)]
     for cid, row in table.items():
         assert row["count"] >= 1, cid
 
@@ -330,11 +338,63 @@ def test_lemma7_can_fail(cid):
     assert not REGISTRY[cid].func(inst).holds
 
 
-def test_lemma7_proved_bound_is_tight():
-    """d = 1 (points +1, +1, -1): q = e_1 has dist(q, W) = sqrt(2)/2 = sqrt(2)||q||_G/(||q||_G + |rho_K|)."""
+def test_lemma7_corrected_bound_is_tight():
+    """d = 1 (points +1, +1, -1): q = e_1 has dist(q, W) = sqrt(2)/2 = sqrt(2)||q||_G/(||q||_G + |rho_K|)
+    (the second term of the corrected Lemma 7 is attained)."""
     inst = [i for i in degenerate_cases() if i.name == "deg:d1,infeasible"][0]
     v = rp14.check_lemma7(inst)
     assert v.holds and v.slack == pytest.approx(1.0, abs=1e-9)
+
+
+def test_lemma7_printed_is_refuted_exactly_and_corrected_holds():
+    """Erratum E-A2: on the 8-point unit-circle instance the printed Lemma 7 fails for
+    q = (e_1 + e_5)/2, decided in rational arithmetic (delta_max^2 = 81/106 from the hull's edges,
+    dist(q, W) from a verified KKT certificate): ratio |rho_K| dist/||q||_G = 1.03338 > 1.  The
+    corrected form (sqrt(3/2)) holds there, also exactly."""
+    inst = lemma7_counterexample()
+    v = rp14.check_lemma7_printed(inst)
+    assert not v.holds and v.details["iteration"] == 0 and v.details["exact_failure"] and v.details["decided"] == "exact rationals"
+    assert v.details["max_exact_ratio"] == pytest.approx(1.03338, abs=1e-5)
+    c = rp14.check_lemma7(inst)
+    assert c.holds and c.details["decided"] == "exact rationals"
+    Z = rp14.exact_points(inst)
+    assert rp14.exact_delta_max2(Z) == Fraction(81, 106)
+    q = [Fraction(1, 2), 0, 0, 0, Fraction(1, 2), 0, 0, 0]
+    dist2, p = rp14.exact_projection(Z, q, (0, 4, 5, 6, 7))
+    assert [i for i, v in enumerate(p) if v > 0] == [0, 4, 5, 6, 7] and 0.0023642 < math.sqrt(dist2) < 0.0023643
+    g2 = Fraction(2000, 1000001) ** 2
+    assert Fraction(81, 106) * dist2 > g2  # the printed first term fails, exactly
+
+
+def test_lemma7_exact_machinery_can_say_holds_and_rejects_bad_certificates():
+    square = [i for i in degenerate_cases() if i.name == "deg:square(ties)"][0]
+    v = rp14.check_lemma7_printed(square)  # the printed form holds here (ratio 1/sqrt 2), decided exactly
+    assert v.holds and v.details["decided"] == "exact rationals"
+    Z = rp14.exact_points(lemma7_counterexample())
+    q = [Fraction(1, 2), 0, 0, 0, Fraction(1, 2), 0, 0, 0]
+    assert rp14.exact_projection(Z, q, (0, 4)) is None  # wrong active set: no certificate, nothing decided
+    assert rp14.exact_projection(Z, q, (0, 1, 2, 3, 4, 5, 6, 7)) is None
+    # the corrected decision fails when |rho_K|^2 is doctored upwards (x2: ratio^2 = 2.14 > 3/2)
+    ok, ratio2 = rp14._lemma7_exact(Z, 2 * Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)
+    assert not ok and ratio2 > Fraction(3, 2)
+    ok, _ = rp14._lemma7_exact(Z, Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)
+    assert ok
+    # delta_max: 0 on the boundary or outside -> no exact value (None), never a wrong one
+    F = Fraction
+    assert rp14.exact_delta_max2([[F(1), F(0)], [F(-1), F(0)], [F(0), F(1)]]) is None  # 0 on an edge
+    assert rp14.exact_delta_max2([[F(1), F(0)], [F(0), F(1)], [F(1), F(1)]]) is None  # 0 outside
+    assert rp14.exact_delta_max2([[F(1), F(0)], [F(0), F(1)], [F(-1), F(0)], [F(0), F(-1)]]) == F(1, 2)
+    assert rp14.exact_delta_max2([[F(1), F(0), F(0)], [F(0), F(1), F(0)], [F(0), F(0), F(1)],
+                                  [F(-1), F(-1), F(-1)]]) == F(1, 11)  # facet x + y - 3z = 1 (and its images)
+
+
+@pytest.mark.parametrize("cid", ["RP14.lemma9", "RP14.theorem4"])
+def test_lemma9_theorem4_use_corrected_lemma7_and_can_fail(cid):
+    """With |rho_K| doctored upwards the corrected-Lemma-7 consequence of Lemma 9 (and Theorem 4's
+    per-call count built on it) is violated."""
+    make = lambda: planted_infeasible("random", 2, seed=1, m=6)  # noqa: E731  (||q_0||_G > 0: ISNKPVN runs)
+    assert REGISTRY[cid].func(make()).holds
+    assert not REGISTRY[cid].func(_fake_margin(make(), scale=50.0)).holds
 
 
 @pytest.mark.parametrize("cid", ["RP14.lemma8", "RP14.lemma9"])
@@ -410,9 +470,9 @@ only_when_asked = pytest.mark.skipif(
 @only_when_asked
 @settings(max_examples=300)
 @given(st.integers(0, 10_000))
-def test_lemma7_printed_adversarial(seed):
-    """Empirical search for a counterexample to the PRINTED Lemma 7 (E-A2): random small
-    infeasible configurations (with duplicates), q at vertices and Dirichlet points."""
+def test_lemma7_corrected_adversarial(seed):
+    """The CORRECTED Lemma 7 (E-A2) on random small infeasible configurations (with duplicates),
+    q at vertices and Dirichlet points.  (The printed form is false: RP14.lemma7.printed.)"""
     rng = np.random.default_rng(seed)
     d = int(rng.integers(1, 4))
     n = int(rng.integers(d + 1, 8))
@@ -421,14 +481,14 @@ def test_lemma7_printed_adversarial(seed):
     if rng.random() < 0.3:
         Z = np.vstack([Z, Z[: int(rng.integers(1, 3))]])
     inst = Instance(f"adv({seed})", Z, np.ones(len(Z), dtype=np.int64))
-    v = rp14.check_lemma7_printed(inst)
+    v = rp14.check_lemma7(inst)
     if v is not None:
         assert v.holds, v
 
 
 @pytest.mark.slow
 @only_when_asked
-@pytest.mark.parametrize("cid", RP14_IDS)
+@pytest.mark.parametrize("cid", HOLDING_IDS)
 @settings(max_examples=150)
 @given(data=st.data())
 def test_statement_holds_sweep(cid, data):

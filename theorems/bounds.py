@@ -297,7 +297,7 @@ def _ev_snkpvn(printed: bool):
 
 def _ev_lemma7(printed: bool):
     def ev(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
-        from .rp14 import witness_distance
+        from .rp14 import lemma7_bound, witness_distance
 
         mg = _margin_G(inst)
         if mg is None or not mg[2] < 0:
@@ -309,10 +309,7 @@ def _ev_lemma7(printed: bool):
         if not info.get("certified"):
             return None
         rho = abs(mg[2])  # the smaller |rho_K|: the larger bound
-        if printed:
-            bound = min(qn / rho, math.sqrt(2.0))
-        else:
-            bound = math.sqrt(2.0) * qn / (qn + rho)
+        bound = lemma7_bound(qn, rho, printed)
         return _row("dist(q, W)", dist, bound, "proof reaches" if qn >= (math.sqrt(2) - 1) * rho else "beyond proof",
                     "rho_K", mg[0], mg[3], _R(inst))
     return ev
@@ -451,8 +448,8 @@ def _algorithm_targets() -> Dict[str, Target]:
     add(Target("nvn", "NVN iterations <= 1/eps^2 (infeasible, unit norm)", "RP14 Sec. 5.1, Alg. 5; spec A.9", "iterations",
                _ev_nvn, _merge(_INF, {"real": {"n": [60], "extra": {"dataset": ["heart_scale"], "kernel": ["linear"]}}}),
                arg_grid=({"epsilon": 0.1}, {"epsilon": 0.03}), arg_ranges={"epsilon": (0.01, 0.3)}, algorithm="nvn"))
-    add(Target("snkpvn", "SNKPVN iterations <= 2 sqrt(2n)/rho_K (Lemma 8) or 2 sqrt(2n) min{1, ||q||_G/|rho_K|}/delta "
-               "(Lemma 9 with the proved Lemma 7)", "RP14 Lemmas 7-9, Alg. 6; spec A.11, E-A2", "iterations",
+    add(Target("snkpvn", "SNKPVN iterations <= 2 sqrt(2n)/rho_K (Lemma 8) or 2 sqrt(n) min{sqrt(3/2) ||q||_G/|rho_K|, "
+               "sqrt 2 ||q||_G/(||q||_G + |rho_K|)}/delta (Lemma 9 with the corrected Lemma 7)", "RP14 Lemmas 7-9, Alg. 6; spec A.11, E-A2", "iterations",
                _ev_snkpvn(False), _merge(_INF, {"planted": _SEP["planted"], "rings": _KER["rings"]}),
                arg_grid=({"delta": 0.1}, {"delta": 0.01}), arg_ranges={"delta": (0.001, 0.3)}, algorithm="snkpvn"))
     add(Target("snkpvn.printed", "SNKPVN iterations <= 2 sqrt(n) min{sqrt 2, ||q||_G/|rho_K|}/delta (Lemma 9 with the "
@@ -465,8 +462,8 @@ def _algorithm_targets() -> Dict[str, Target]:
     add(Target("lemma7.printed", "dist(q, W) <= min{||q||_G/|rho_K|, sqrt 2} (PRINTED Lemma 7; q searched, incl. "
                "||q||_G < (sqrt 2 - 1)|rho_K| where the proof does not reach)", "RP14 Lemma 7 as printed; spec A.11, E-A2",
                "dist(q, W)", _ev_lemma7(True), _INF, arg_grid=q_grid, arg_ranges=q_ranges))
-    add(Target("lemma7", "dist(q, W) <= sqrt 2 ||q||_G/(||q||_G + |rho_K|) (Lemma 7 as PROVED; q searched)",
-               "RP14 Lemma 7 (proof); spec A.11, E-A2", "dist(q, W)", _ev_lemma7(False), _INF,
+    add(Target("lemma7", "dist(q, W) <= min{sqrt(3/2) ||q||_G/|rho_K|, sqrt 2 ||q||_G/(||q||_G + |rho_K|), sqrt 2} "
+               "(Lemma 7 CORRECTED; q searched)", "RP14 Lemma 7 corrected (proofs_check RP14.Lemma7.*); spec A.11, E-A2", "dist(q, W)", _ev_lemma7(False), _INF,
                arg_grid=q_grid, arg_ranges=q_ranges))
     add(Target("isnkpvn", "ISNKPVN total inner iterations <= isnkpvn_total (Thm. 4 with Lemmas 8, 9)",
                "RP14 Thm. 4, Alg. 7; spec A.12", "inner iterations", _ev_isnkpvn(False),
@@ -508,7 +505,7 @@ _CHECK_FAMILIES_PT11 = {
 }
 
 
-def _check_targets(kinds=("bound", "empirical")) -> Dict[str, Target]:
+def _check_targets(kinds=("bound", "empirical", "refuted")) -> Dict[str, Target]:
     from .registry import REGISTRY
     from .suite import load_checks
 

@@ -14,11 +14,13 @@ import argparse
 import json
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 import reference
+
+from .registry import REGISTRY
 
 __all__ = ["main"]
 
@@ -153,24 +155,50 @@ def _worst_per_id(verdicts):
     return [(worst[i], count[i]) for i in sorted(worst)]
 
 
+def _word(v) -> str:
+    """'holds' / 'FAILS'; a refuted statement (registry kind ``refuted``, e.g. RP14.lemma7.printed)
+    failing on an exactly decided instance is the expected outcome: 'FAILS (refuted, exact)'."""
+    if v.holds:
+        return "holds"
+    if REGISTRY[v.id].kind == "refuted":
+        return "FAILS (refuted, exact)" if v.details.get("exact_failure") else "FAILS (refuted, float64)"
+    return "FAILS"
+
+
+def check_outcome(verdicts) -> Tuple[int, List[str]]:
+    """``(unexpected, refuted_ids)``: the number of failing verdicts of statements that should hold,
+    and the ids of ``refuted`` statements.  A refuted statement must fail on at least one instance,
+    decided exactly (``details["exact_failure"]``); otherwise it counts as one unexpected outcome."""
+    unexpected = sum(not v.holds for v in verdicts if REGISTRY[v.id].kind != "refuted")
+    refuted = sorted({v.id for v in verdicts if REGISTRY[v.id].kind == "refuted"})
+    for cid in refuted:
+        if not any((not v.holds) and v.details.get("exact_failure") for v in verdicts if v.id == cid):
+            unexpected += 1
+    return unexpected, refuted
+
+
 def cmd_check(args) -> int:
     from .suite import run_checks
 
     ids = args.ids or None
     verdicts = run_checks(ids=ids)
+    unexpected, refuted = check_outcome(verdicts)
     if args.json:
         print(json.dumps([v.as_dict() for v in verdicts], indent=2))
     else:
         if args.all:
-            rows = [[v.id, "holds" if v.holds else "FAILS", _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
+            rows = [[v.id, _word(v), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
             print(_table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
         else:
-            rows = [[v.id, "holds" if v.holds else "FAILS", str(c), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))]
+            rows = [[v.id, _word(v), str(c), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))]
                     for v, c in _worst_per_id(verdicts)]
             print(_table(["id", "holds", "instances", "lhs", "rhs", "max slack", "worst instance"], rows))
         bad = sum(not v.holds for v in verdicts)
-        print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing")
-    return 0 if all(v.holds for v in verdicts) else 1
+        ref_bad = sum(not v.holds for v in verdicts if v.id in refuted)
+        print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing"
+              + (f" ({ref_bad} of them of refuted statements, as expected: {', '.join(refuted)})" if refuted else "")
+              + (f"; {unexpected} UNEXPECTED" if unexpected else ""))
+    return 0 if unexpected == 0 else 1
 
 
 # -- entry point ------------------------------------------------------------------------------------

@@ -71,13 +71,17 @@ def snkpvn_feasible(rho_K: float, n: int) -> float:
 
 
 def snkpvn_infeasible(delta: float, n: int, q_norm_G: float, rho_K: float) -> float:
-    """SNKPVN iterations when rho_K < 0, from Lemma 9 with the *proved* Lemma 7  [RP14 Lemmas 7, 9; E-A2].
+    """SNKPVN iterations when rho_K < 0, from Lemma 9 with the *corrected* Lemma 7  [RP14 Lemmas 7, 9; E-A2].
 
-    ||p_k||_G <= (2 sqrt(2n)/(k+1)) min{1, ||q||_G/|rho_K|}, so ||p_k||_G < delta once
-    k + 1 > 2 sqrt(2n) min{1, ||q||_G/|rho_K|} / delta.
+    ||p_k||_G <= (2 sqrt(n)/(k+1)) B, B = min{sqrt(3/2) ||q||_G/|rho_K|, sqrt 2 ||q||_G/(||q||_G + |rho_K|)}
+    (``proofs_check`` ``RP14.Lemma7.corrected``), so ||p_k||_G < delta once k + 1 > 2 sqrt(n) B / delta.
+    (B <= sqrt 2 min{1, ||q||_G/|rho_K|}, the form the printed proof gives.)
     """
-    factor = 1.0 if rho_K == 0 else min(1.0, float(q_norm_G) / abs(float(rho_K)))
-    return 2.0 * math.sqrt(2.0 * n) * factor / float(delta)
+    g, r = float(q_norm_G), abs(float(rho_K))
+    B = math.sqrt(2.0) * g / (g + r) if g + r > 0 else 0.0
+    if r > 0:
+        B = min(B, math.sqrt(1.5) * g / r)
+    return 2.0 * math.sqrt(float(n)) * B / float(delta)
 
 
 def snkpvn_infeasible_printed(delta: float, n: int, q_norm_G: float, rho_K: float) -> float:
@@ -85,7 +89,8 @@ def snkpvn_infeasible_printed(delta: float, n: int, q_norm_G: float, rho_K: floa
 
     printed: ||p_k||_G <= (2 sqrt(n)/(k+1)) min{sqrt 2, ||q||_G/|rho_K|}, so ||p_k||_G < delta once
     k + 1 > 2 sqrt(n) min{sqrt 2, ||q||_G/|rho_K|} / delta.  Smaller than :func:`snkpvn_infeasible`
-    by up to sqrt 2 (when ||q||_G < |rho_K|), where the printed proof does not reach.
+    by up to sqrt(3/2) (when ||q||_G is small), and resting on a Lemma 7 that is false as printed
+    (``RP14.lemma7.printed``); kept as the explorer's ``snkpvn.printed`` target.
     """
     second = math.inf if rho_K == 0 else float(q_norm_G) / abs(float(rho_K))
     return 2.0 * math.sqrt(float(n)) * min(math.sqrt(2.0), second) / float(delta)
@@ -98,9 +103,11 @@ def isnkpvn_total(n: int, q0_norm_G: float, rho_K: float, gamma: float, eps: flo
     with delta_t <= rho_K returns a separator, Lemma 3), each within 2 sqrt(2n)/rho_K iterations
     (Lemma 8: its halting argument does not depend on delta).
     Infeasible (rho_K <= 0): T = ``isnkpvn_outer_loops(||q_0||_G, eps, gamma)`` calls; every call but
-    the last has delta_t >= eps, and call t takes at most 2 sqrt(2n) min{1/delta_t, gamma/|rho_K|}
-    iterations (Lemma 9 with the proved Lemma 7 and ||q_t||_G = gamma delta_t), so the total is
-    2 sqrt(2n) [(T - 1) min{1/eps, gamma/|rho_K|} + gamma/|rho_K|]  (inf when rho_K = 0).
+    the last has delta_t >= eps, and call t takes at most
+    2 sqrt(n) gamma min{sqrt(3/2)/|rho_K|, sqrt 2/(gamma delta_t + |rho_K|)} iterations (Lemma 9 with the
+    corrected Lemma 7, E-A2, and ||q_t||_G = gamma delta_t), so the total is
+    2 sqrt(n) gamma [(T - 1) min{sqrt(3/2)/|rho_K|, sqrt 2/(gamma eps + |rho_K|)} + sqrt(3/2)/|rho_K|]
+    (inf when rho_K = 0).
     """
     c = 2.0 * math.sqrt(2.0 * n)
     rho_K = float(rho_K)
@@ -109,8 +116,12 @@ def isnkpvn_total(n: int, q0_norm_G: float, rho_K: float, gamma: float, eps: flo
     if q0_norm_G <= 0:
         return 0.0
     T = isnkpvn_outer_loops(q0_norm_G, eps, gamma)
-    last = math.inf if rho_K == 0 else float(gamma) / abs(rho_K)
-    return c * ((T - 1) * min(1.0 / float(eps), last) + last)
+    if rho_K == 0:
+        return math.inf
+    c, gm, r = 2.0 * math.sqrt(float(n)), float(gamma), abs(rho_K)
+    last = c * gm * math.sqrt(1.5) / r
+    per = min(last, c * gm * math.sqrt(2.0) / (gm * float(eps) + r))
+    return (T - 1) * per + last
 
 
 def isnkpvn_outer_loops(q0_norm_G: float, target: float, gamma: float) -> int:

@@ -68,7 +68,8 @@ class Check:
     statement: str
     source: str
     func: Callable[..., Verdict]
-    kind: str = "bound"  # "bound" (lhs <= rhs), "identity", "dichotomy", "empirical"
+    kind: str = "bound"  # "bound" (lhs <= rhs), "identity", "dichotomy", "empirical", "refuted" (false as printed:
+    #                      expected to fail, decided exactly, on a known counterexample)
 
 
 REGISTRY: Dict[str, Check] = {}

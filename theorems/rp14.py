@@ -26,6 +26,7 @@ Conventions
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 import zlib
@@ -47,6 +48,10 @@ __all__ = [
     "MAX_ITER",
     "witness_distance",
     "gordan_exact",
+    "exact_points",
+    "exact_delta_max2",
+    "exact_projection",
+    "lemma7_bound",
     "slack",
 ]
 
@@ -311,6 +316,146 @@ def _exact_applicable(inst: Instance) -> bool:
     X = np.asarray(inst.X, dtype=np.float64)
     integral = bool(np.all(X == np.round(X))) and float(np.max(np.abs(X))) <= 1e6
     return "rational" in inst.flags or integral or (inst.n <= 8 and inst.d <= 4)
+
+
+# -- exact rational arithmetic for Lemma 7 (erratum E-A2) -------------------------------------------
+
+
+def _exact_sqrt(x: Fraction) -> Optional[Fraction]:
+    """sqrt(x) if it is rational, else None."""
+    a, b = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    return Fraction(a, b) if a * a == x.numerator and b * b == x.denominator else None
+
+
+def exact_points(inst: Instance) -> Optional[List[List[Fraction]]]:
+    """The reflected normalized points z_i = y_i x_i/||x_i|| (rows of RP14's Y phi~_X for the linear
+    kernel) in exact rationals, or ``None`` when they are not rational.
+
+    The rational coordinates are ``inst.known["exact_X"]`` (rows of Fractions or ``"p/q"`` strings,
+    which must round to ``inst.X``) or else integer ``X``; every ||x_i||^2 must be the square of a
+    rational (e.g. points on the unit circle with Pythagorean coordinates)."""
+    if not _linear(inst):
+        return None
+    X = np.asarray(inst.X, dtype=np.float64)
+    src = inst.known.get("exact_X")
+    if src is not None:
+        rows = [[Fraction(v) for v in row] for row in src]
+        if np.asarray(rows, dtype=object).shape != X.shape or any(
+                abs(float(v) - X[i, k]) > 4e-16 * (1 + abs(X[i, k])) for i, row in enumerate(rows) for k, v in enumerate(row)):
+            raise ValueError(f"{inst.name}: known['exact_X'] does not round to X; store X = float(exact_X)")
+    elif np.all(X == np.round(X)) and float(np.max(np.abs(X), initial=0.0)) <= 1e6:
+        rows = [[Fraction(int(v)) for v in row] for row in X]
+    else:
+        return None
+    out = []
+    for row, yi in zip(rows, inst.y):
+        nrm = _exact_sqrt(sum((v * v for v in row), Fraction(0)))
+        if not nrm:
+            return None
+        out.append([int(yi) * v / nrm for v in row])
+    return out
+
+
+def _solve_exact(M: List[List[Fraction]], rhs: List[Fraction]) -> Optional[List[Fraction]]:
+    """One solution of M x = rhs (Gauss-Jordan in Fractions, free variables 0); None if inconsistent."""
+    m, k = len(M), len(M[0]) if M else 0
+    T = [list(M[i]) + [rhs[i]] for i in range(m)]
+    piv_cols, row = [], 0
+    for col in range(k):
+        pr = next((i for i in range(row, m) if T[i][col] != 0), None)
+        if pr is None:
+            continue
+        T[row], T[pr] = T[pr], T[row]
+        pv = T[row][col]
+        T[row] = [v / pv for v in T[row]]
+        for i in range(m):
+            if i != row and T[i][col] != 0:
+                f = T[i][col]
+                T[i] = [a - f * c for a, c in zip(T[i], T[row])]
+        piv_cols.append(col)
+        row += 1
+    if any(T[i][k] != 0 for i in range(row, m)):
+        return None
+    x = [Fraction(0)] * k
+    for i, col in enumerate(piv_cols):
+        x[col] = T[i][k]
+    return x
+
+
+def _hyperplane(P: Sequence[Sequence[Fraction]]) -> Optional[Tuple[List[Fraction], Fraction]]:
+    """(a, b) with a . z = b through the d points ``P`` in R^d (d <= 3); None if they are
+    affinely dependent (a = 0)."""
+    d = len(P)
+    if d == 1:
+        a = [Fraction(1)]
+    elif d == 2:
+        e = [P[1][c] - P[0][c] for c in range(2)]
+        a = [-e[1], e[0]]
+    else:
+        e = [P[1][c] - P[0][c] for c in range(3)]
+        f = [P[2][c] - P[0][c] for c in range(3)]
+        a = [e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0]]
+    if not any(a):
+        return None
+    return a, sum((x * y for x, y in zip(a, P[0])), Fraction(0))
+
+
+def exact_delta_max2(Z: Sequence[Sequence[Fraction]]) -> Optional[Fraction]:
+    """delta_max^2 EXACTLY (RP14 Thm. 3: = rho_K^2 for infeasible data) for rational points z_i in
+    R^d, d <= 3, whose hull is full-dimensional with 0 strictly inside; ``None`` otherwise.
+
+    Every d affinely independent points span a hyperplane a . z = b; it supports the hull when all
+    a . z_i - b have one sign (orient them <= 0).  Facet hyperplanes are among these, and every
+    supporting hyperplane is at least delta_max from 0, so delta_max^2 = min b^2/||a||^2 over them
+    -- provided 0 is strictly inside, i.e. b > 0 for every supporting hyperplane (b <= 0: 0 is on
+    or beyond a facet), and not all points lie on one hyperplane (hull not full-dimensional)."""
+    n, d = len(Z), len(Z[0])
+    if not 1 <= d <= 3 or n <= d:
+        return None
+    best = None
+    for S in itertools.combinations(range(n), d):
+        hp = _hyperplane([Z[j] for j in S])
+        if hp is None:
+            continue
+        a, b = hp
+        vals = [sum((x * y for x, y in zip(a, z)), Fraction(0)) - b for z in Z]
+        if all(v >= 0 for v in vals):
+            a, b, vals = [-x for x in a], -b, [-v for v in vals]
+        if not all(v <= 0 for v in vals):
+            continue  # not supporting
+        if not any(vals) or b <= 0:
+            return None  # hull in a hyperplane, or 0 not strictly inside
+        h2 = b * b / sum((x * x for x in a), Fraction(0))
+        best = h2 if best is None else min(best, h2)
+    return best
+
+
+def exact_projection(Z: Sequence[Sequence[Fraction]], q: Sequence[Fraction], support: Sequence[int]
+                     ) -> Optional[Tuple[Fraction, List[Fraction]]]:
+    """``(dist(q, W)^2, p*)`` EXACTLY, p* the projection of q onto W = {p in Delta_n : sum p_i z_i = 0},
+    certified on the active set ``support`` (typically read off the float projection).
+
+    With A = [1^T; Z^T], b = e_1: on S solve A_S A_S^T lam = A_S q_S - b, put p*_S = q_S - A_S^T lam,
+    p* = 0 off S.  KKT (sufficient for this convex QP): A p* = b, p*_S >= 0 and the multipliers
+    nu_i = (A^T lam - q)_i >= 0 off S.  Returns ``None`` when the certificate does not verify
+    on ``support`` (nothing is decided from a wrong active set)."""
+    n, d = len(Z), len(Z[0])
+    A = [[Fraction(1)] * n] + [[Z[i][c] for i in range(n)] for c in range(d)]
+    b = [Fraction(1)] + [Fraction(0)] * d
+    S = sorted(set(int(i) for i in support))
+    if not S:
+        return None
+    M = [[sum((A[r][i] * A[s][i] for i in S), Fraction(0)) for s in range(d + 1)] for r in range(d + 1)]
+    rhs = [sum((A[r][i] * q[i] for i in S), Fraction(0)) - b[r] for r in range(d + 1)]
+    lam = _solve_exact(M, rhs)
+    if lam is None:
+        return None
+    At_lam = [sum((A[r][i] * lam[r] for r in range(d + 1)), Fraction(0)) for i in range(n)]
+    p = [q[i] - At_lam[i] if i in S else Fraction(0) for i in range(n)]
+    feasible = all(sum((A[r][i] * p[i] for i in range(n)), Fraction(0)) == b[r] for r in range(d + 1))
+    if not (feasible and all(v >= 0 for v in p) and all(At_lam[i] - q[i] >= 0 for i in range(n) if i not in S)):
+        return None
+    return sum(((q[i] - p[i]) ** 2 for i in range(n)), Fraction(0)), p
 
 
 # ==================================================================================================
@@ -816,12 +961,62 @@ def check_theorem3(inst: Instance, **_) -> Optional[Verdict]:
                     abs_rho_K=[a_lo, a_hi], delta_max=dm, source="planted" if "delta_max" in inst.known else "enumerated")
 
 
-def _lemma7_qs(inst: Instance, G: np.ndarray) -> List[np.ndarray]:
+def _lemma7_qs(inst: Instance, G: np.ndarray) -> List[Tuple[np.ndarray, Optional[List[Fraction]]]]:
+    """(float q, exact q or None): the instance's explicit q's (``known["lemma7_q"]``, exact), the
+    simplex samples, and SNKPVN iterates from the barycentre."""
     n = G.shape[0]
+    out = []
+    for qx in inst.known.get("lemma7_q", ()):
+        qe = [Fraction(v) for v in qx]
+        if len(qe) != n or any(v < 0 for v in qe) or sum(qe) != 1:
+            raise ValueError(f"{inst.name}: known['lemma7_q'] must hold points of the simplex of length n = {n}")
+        out.append((np.array([float(v) for v in qe]), qe))
     qs = _simplex_samples(inst, n, 9, salt="q")
     res = _run(inst, "snkpvn-uniform", lambda: reference.snkpvn(G, np.full(n, 1.0 / n), 1e-6, trace=True, max_iter=60), False)
     qs += [np.asarray(s.p, float) for s in res.trace[::6]]
-    return qs
+    return out + [(q, None) for q in qs]
+
+
+SQRT32 = math.sqrt(1.5)
+
+
+def lemma7_bound(q_norm_G: float, rho_abs: float, printed: bool = False) -> float:
+    """The right side of RP14 Lemma 7 for ||q||_G and |rho_K| (erratum E-A2).
+
+    corrected (proved, ``proofs_check`` ``RP14.Lemma7.*``):
+        min{ sqrt(3/2) ||q||_G/|rho_K|, sqrt 2 ||q||_G/(||q||_G + |rho_K|), sqrt 2 }
+    printed (false, ``RP14.lemma7.printed``):  min{ ||q||_G/|rho_K|, sqrt 2 }"""
+    g, r = float(q_norm_G), float(rho_abs)
+    if printed:
+        return min(g / r, SQRT2) if r > 0 else SQRT2
+    terms = [SQRT2, SQRT2 * g / (g + r) if g + r > 0 else 0.0]
+    if r > 0:
+        terms.append(SQRT32 * g / r)
+    return min(terms)
+
+
+def _lemma7_exact(Zx, delta2: Fraction, q: List[Fraction], support, printed: bool) -> Optional[Tuple[bool, Fraction]]:
+    """Decide Lemma 7 (printed or corrected) for one q in exact rationals; ``(holds, ratio^2)`` with
+    ratio = |rho_K| dist(q, W)/||q||_G, or None if the projection's certificate does not verify.
+
+    Terms: ratio^2 <= 1 (printed) or 3/2 (corrected); dist^2 <= 2; and, corrected,
+    dist (g + r) <= sqrt2 g, i.e. 2 dist^2 g r <= R := 2 g^2 - dist^2 (g^2 + r^2) with R >= 0,
+    squared: 4 dist^4 g^2 r^2 <= R^2 (g^2, r^2, dist^2 rational)."""
+    proj = exact_projection(Zx, q, support)
+    if proj is None:
+        return None
+    dist2, _p = proj
+    d = len(Zx[0])
+    Yq = [sum((q[i] * Zx[i][c] for i in range(len(q))), Fraction(0)) for c in range(d)]
+    g2 = sum((v * v for v in Yq), Fraction(0))
+    if g2 == 0:
+        return dist2 == 0, Fraction(0)
+    ratio2 = delta2 * dist2 / g2
+    ok = dist2 <= 2 and ratio2 <= (1 if printed else Fraction(3, 2))
+    if ok and not printed:
+        R = 2 * g2 - dist2 * (g2 + delta2)
+        ok = R >= 0 and 4 * dist2 * dist2 * g2 * delta2 <= R * R
+    return ok, ratio2
 
 
 def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
@@ -831,29 +1026,50 @@ def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
         return None
     G = _G(inst)
     rho_abs = max(abs(lo), abs(hi)) if hi <= 0 else abs(lo)  # largest |rho_K| in the interval: tightest bound
-    worst, bad = None, None
-    for t, q in enumerate(_lemma7_qs(inst, G)):
-        dist, _w, info = witness_distance(G, q)
+    # exact rational data: delta_max^2 = rho_K^2 (Thm. 3) and dist(q, W)^2 exactly
+    Zx = exact_points(inst) if inst.n <= 16 else None
+    delta2 = exact_delta_max2(Zx) if Zx is not None else None
+    if delta2 is not None and not (max(abs(hi), 0.0) - 1e-9 <= math.sqrt(delta2) <= abs(lo) + 1e-9):
+        raise RuntimeError(f"{inst.name}: exact delta_max = {math.sqrt(delta2)} outside the certified |rho_K| "
+                           f"interval [{abs(hi)}, {abs(lo)}] (Theorem 3)")
+    worst, bad, n_exact, bad_exact, ratios = None, None, 0, False, []
+    qs = _lemma7_qs(inst, G)
+    for t, (q, qx) in enumerate(qs):
+        dist, w, info = witness_distance(G, q)
         qn = _gnorm(G, q)
-        if printed:
-            bnd = min(qn / rho_abs, SQRT2) if rho_abs > 0 else SQRT2
-        else:
-            bnd = SQRT2 * qn / (qn + rho_abs) if qn + rho_abs > 0 else 0.0
+        bnd = lemma7_bound(qn, rho_abs, printed)
         tol = 1e-8 + (0.0 if info.get("certified") else info.get("kkt", 0.0))
         sl = slack(dist, bnd) if bnd > 1e-12 else (0.0 if dist <= tol else math.inf)
+        holds = dist <= bnd + tol
+        exact = None
+        if delta2 is not None and w is not None:
+            if qx is None:
+                qx = [Fraction(float(v)) for v in q]
+                qx = [v / sum(qx) for v in qx]
+            exact = _lemma7_exact(Zx, delta2, qx, np.flatnonzero(w > 1e-12), printed)
+        if exact is not None:
+            n_exact += 1
+            holds = exact[0]
+            ratios.append(float(exact[1]))
         if worst is None or sl > worst[0]:
             worst = (sl, dist, bnd, t)
-        if bad is None and dist > bnd + tol:
-            bad = t
+        if bad is None and not holds:
+            bad, bad_exact = t, exact is not None
     sl, dist, bnd, t = worst
-    return _verdict(cid, bad is None, dist, bnd, inst, sl=sl, iteration=bad, worst_q=t, abs_rho_K=rho_abs)
+    if bad is not None:
+        decided = "exact rationals" if bad_exact else "float64"
+    else:
+        decided = "exact rationals" if n_exact == len(qs) else f"float64 ({n_exact} of {len(qs)} q exact)"
+    return _verdict(cid, bad is None, dist, bnd, inst, sl=sl, iteration=bad, worst_q=t, abs_rho_K=rho_abs,
+                    decided=decided, exact_failure=bad_exact, max_exact_ratio=max(ratios) ** 0.5 if ratios else None)
 
 
 @register(
     "RP14.lemma7",
-    "PROVED form: for every q in the simplex, dist(q, W) <= sqrt(2) ||q||_G / (||q||_G + |rho_K|) "
-    "(W = {p in simplex: ||p||_G = 0}; infeasible data, rho_K relative to the span).",
-    "RP14 Lemma 7 as proved; spec A.11, erratum E-A2",
+    "CORRECTED form (proved, erratum E-A2): for every q in the simplex, dist(q, W) <= min{ sqrt(3/2) ||q||_G/|rho_K|, "
+    "sqrt 2 ||q||_G/(||q||_G + |rho_K|), sqrt 2 } (W = {p in simplex: ||p||_G = 0}; infeasible data, rho_K "
+    "relative to the span); decided exactly on rational unit-norm data.",
+    "RP14 Lemma 7 corrected (proofs_check RP14.Lemma7.*); spec A.11, erratum E-A2",
 )
 def check_lemma7(inst: Instance, **_) -> Optional[Verdict]:
     return _lemma7(inst, printed=False)
@@ -861,10 +1077,10 @@ def check_lemma7(inst: Instance, **_) -> Optional[Verdict]:
 
 @register(
     "RP14.lemma7.printed",
-    "PRINTED form (empirical, erratum E-A2: not implied by the printed proof): dist(q, W) <= "
-    "min{||q||_G/|rho_K|, sqrt(2)} for every q in the simplex.",
+    "PRINTED form, REFUTED (erratum E-A2): dist(q, W) <= min{||q||_G/|rho_K|, sqrt(2)} for every q in the "
+    "simplex -- false on the 8-point unit-circle instance (ratio 1.0334), decided in exact rational arithmetic.",
     "RP14 Lemma 7 as printed; spec A.11, erratum E-A2",
-    kind="empirical",
+    kind="refuted",
 )
 def check_lemma7_printed(inst: Instance, **_) -> Optional[Verdict]:
     return _lemma7(inst, printed=True)
@@ -920,8 +1136,9 @@ def check_lemma8(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
 @register(
     "RP14.lemma9",
     "Infeasible data, any q in the simplex: along SNKPVN(q, delta), -(1/2)||p_k||_G^2 >= "
-    "L^q_{mu_k}(alpha_k) >= -(1/2) mu_k dist(q, W)^2 (hence ||p_k||_G <= sqrt(mu_k) dist(q, W)).",
-    "RP14 Lemma 9; spec A.11, A.13, E-A5",
+    "L^q_{mu_k}(alpha_k) >= -(1/2) mu_k dist(q, W)^2, hence with the CORRECTED Lemma 7 ||p_k||_G <= "
+    "sqrt(mu_k) dist(q, W) <= sqrt(mu_k) min{sqrt(3/2) ||q||_G/|rho_K|, sqrt 2 ||q||_G/(||q||_G + |rho_K|), sqrt 2}.",
+    "RP14 Lemma 9 with Lemma 7 corrected; spec A.11, A.13, E-A2, E-A5",
 )
 def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **_) -> Optional[Verdict]:
     lo, hi, feas = _rho(inst, "G")
@@ -931,19 +1148,22 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
     n = G.shape[0]
     alg = algorithm or reference.snkpvn
     worst, bad, info = None, None, {}
+    rho_abs = abs(lo)  # the largest |rho_K| of the interval: the tightest Lemma 7 bound
     for label, q in _random_q(inst, n):
         dist, _w, dinfo = witness_distance(G, q)
         dtol = 1e-8 + (0.0 if dinfo.get("certified") else dinfo.get("kkt", 0.0))
+        b7 = lemma7_bound(_gnorm(G, q), rho_abs)  # [RP14 Lemma 7, corrected (E-A2)]
         res = alg(G, q, 1e-8, trace=True, max_iter=iters)
         for s in res.trace:
             a, p, mu = np.asarray(s.alpha, float), np.asarray(s.p, float), float(s.mu)
             Lq = float(smoothed_loss_q(G, a, mu, q, AR))
-            up = -0.5 * _gnorm(G, p) ** 2
+            pn = _gnorm(G, p)
+            up = -0.5 * pn**2
             low = -0.5 * mu * (dist + dtol) ** 2
-            sl = max(slack(Lq, up), slack(-0.5 * mu * dist**2, Lq))
+            sl = max(slack(Lq, up), slack(-0.5 * mu * dist**2, Lq), slack(pn, math.sqrt(mu) * b7))
             if worst is None or sl > worst[0]:
                 worst = (sl, Lq, up, s.k)
-            if bad is None and not (_le(Lq, up) and _le(low, Lq)):
+            if bad is None and not (_le(Lq, up) and _le(low, Lq) and _le(pn, math.sqrt(mu) * (b7 + dtol))):
                 bad = (label, s.k)
         info[label] = f"dist(q,W) = {dist:.6g}; {res.status} at k={res.iterations}"
     sl, A, B, k = worst
@@ -955,7 +1175,7 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
     "RP14.theorem4",
     "ISNKPVN(gamma, eps) (Alg. 7): the number T of SNKPVN calls is <= 1 + max(0, floor(log(||q_0||_G/eps)/log gamma)) "
     "(T = 0 if ||q_0||_G = 0); infeasible: call t takes k_t <= 2 sqrt(n) dist(q_t, W)/delta_t "
-    "<= 2 sqrt(2n) gamma/(||q_t||_G + |rho_K|) iterations; feasible with eps < rho_K: it returns a separator, "
+    "<= 2 sqrt(n) gamma min{sqrt(3/2)/|rho_K|, sqrt 2/(||q_t||_G + |rho_K|)} iterations (Lemma 9, corrected Lemma 7); feasible with eps < rho_K: it returns a separator, "
     "T <= max(1, ceil(log(||q_0||_G/rho_K)/log gamma)) and every call takes k_t <= 2 sqrt(2n)/rho_K.",
     "RP14 Theorem 4 (totals reconstructed, spec A.12; the '+1' corrects the printed outer-loop count)",
 )
@@ -1011,7 +1231,9 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
             dist, _w, dinfo = witness_distance(G, qt)
             delta = float(rec.delta)
             kb = 2 * math.sqrt(n) * (dist + 1e-8) / delta if delta > 0 else math.inf
-            kb2 = 2 * math.sqrt(2 * n) * gamma / (_gnorm(G, qt) + rho_abs) if _gnorm(G, qt) + rho_abs > 0 else math.inf
+            qtn = _gnorm(G, qt)
+            # Lemma 9 with the corrected Lemma 7 (E-A2) and ||q_t||_G = gamma delta_t
+            kb2 = 2 * math.sqrt(n) * lemma7_bound(qtn, rho_abs) / delta if delta > 0 and qtn > 0 else math.inf
             per_call.append((k, kb, kb2))
             worst = max(worst, k / kb if kb > 0 else 0.0, k / kb2)
             if k > kb or k > kb2:

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -64,6 +65,7 @@ from hypothesis import strategies as st
 from .instances import Instance
 
 __all__ = [
+    "lemma7_counterexample",
     "separable_instances",
     "infeasible_instances",
     "kernel_instances",
@@ -409,6 +411,27 @@ def rational_instance(rows: Sequence[Sequence[int]], labels: Sequence[int], name
         flags.append("duplicates")
     nm = name or f"rational({[list(map(int, r)) for r in rows]},{list(map(int, labels))})"
     return Instance(name=nm, X=X, y=y, flags=tuple(flags))
+
+
+def lemma7_counterexample() -> Instance:
+    """The exact counterexample to the PRINTED RP14 Lemma 7 (erratum E-A2; issue 14).
+
+    d = 2, n = 8, all labels +1, points on the unit circle with rational coordinates (so the
+    normalized points equal the points, exactly): a chord x1-x5 passing 2000/1000001 from the
+    origin, three points above it and three far points below.  delta_max^2 = 81/106 (the edge
+    x6-x7) = rho_K^2, and for q = (e_1 + e_5)/2: ||q||_G = 2000/1000001, the projection of q onto W
+    has support {x1, x5, x6, x7, x8}, and |rho_K| dist(q, W)/||q||_G = 1.03338 > 1.
+
+    ``known``: ``exact_X`` (the rational coordinates; X = float(exact_X)), ``lemma7_q`` (that q,
+    exact), ``delta_max``.  Flags ``infeasible``, ``rational``."""
+    F = Fraction
+    rows = [(F(999999, 1000001), F(2000, 1000001)), (F(21, 29), F(20, 29)), (F(0), F(1)), (F(-21, 29), F(20, 29)),
+            (F(-999999, 1000001), F(2000, 1000001)), (F(-45, 53), F(-28, 53)), (F(0), F(-1)), (F(45, 53), F(-28, 53))]
+    X = np.array([[float(v) for v in r] for r in rows])
+    known = {"exact_X": rows, "lemma7_q": [[F(1, 2), 0, 0, 0, F(1, 2), 0, 0, 0]],
+             "delta_max": math.sqrt(81 / 106), "feasible": False}
+    return Instance("lemma7-counterexample(d=2,n=8)", X, np.ones(8, dtype=np.int64), known=known,
+                    flags=("infeasible", "rational"))
 
 
 def worked_example(r: float = 3.0, norms: Optional[Sequence[float]] = None) -> Instance:

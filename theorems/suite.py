@@ -31,6 +31,7 @@ from .instances import Instance
 from .registry import REGISTRY, Verdict
 from .strategies import (
     degenerate_cases,
+    lemma7_counterexample,
     planted_infeasible,
     planted_separable,
     random_kernel_instance,
@@ -75,7 +76,8 @@ def builtin_suite() -> List[Instance]:
     * kernels: gaussian (sigma=1) and polynomial (degree 2, c=1) on random data;
     * the RP14 worked example with r = 3 (norms 1/3, 1, 3 for each class);
     * real data: the first 40 rows of heart_scale;
-    * rational: a feasible and an infeasible integer instance;
+    * rational: a feasible and an infeasible integer instance, and the exact counterexample to the
+      printed RP14 Lemma 7 (:func:`theorems.strategies.lemma7_counterexample`);
     * degenerate cases (:func:`theorems.strategies.degenerate_cases`).
     """
     out = [
@@ -91,6 +93,7 @@ def builtin_suite() -> List[Instance]:
         heart_scale_instance(40),
         rational_instance([[2, 1], [1, 3], [3, -1], [-1, -1]], [1, 1, 1, -1], name="rational(feasible,n=4)"),
         rational_instance([[1, 2], [-2, -1], [1, -1], [0, 1]], [1, 1, 1, -1], name="rational(infeasible,n=4)"),
+        lemma7_counterexample(),
     ]
     out.extend(degenerate_cases())
     return out
