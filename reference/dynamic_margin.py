@@ -47,6 +47,7 @@ from typing import Callable, Optional, Tuple
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic
+from .fast import FAST, check_engine
 from .data import augment, check_data, check_int, check_real, extend, reflect
 from .result import SEPARATOR, Algorithm, Result, drive, verify_separator_primal
 
@@ -520,6 +521,11 @@ def _check_optional_positive(name: str, value, hint: str) -> None:
         check_real(name, value, low=0, hint=hint)
 
 
+def _is_csr(X) -> bool:
+    """A sparse CSR matrix (anything with data / indices / indptr, e.g. scipy.sparse)."""
+    return not isinstance(X, np.ndarray) and all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape"))
+
+
 def _check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
@@ -544,17 +550,34 @@ def _run(
     seed,
     trace,
     precision,
+    engine,
     extra_info: dict,
 ) -> Result:
     """Validate the shared keywords, build the patterns and drive ``algorithm``."""
+    fast = check_engine(engine, precision) == FAST
     ar = arithmetic(precision)
-    X, y = _check_data(X, y, rho, Delta)
+    if fast and _is_csr(X):  # sparse points: validated by the engine (dense checks would densify)
+        _check_optional_positive("rho", rho, "pass rho=1.0, or rho=None for no augmentation")
+        _check_optional_positive("Delta", Delta, "pass e.g. Delta=1.0, or Delta=None for the original space")
+    else:
+        X, y = _check_data(X, y, rho, Delta)
     active_sets = _check_bool("active_sets", active_sets)
     multiple_updates = _check_bool("multiple_updates", multiple_updates)
     trace = _check_bool("trace", trace)
     max_iter = check_int("max_iter", max_iter)
     max_epochs = None if max_epochs is None else check_int("max_epochs", max_epochs)
     seed = check_int("seed", seed)
+    if fast:
+        if trace:
+            raise ValueError("trace=True is the textbook engine's for PT11 (one state per update); pass engine='textbook'")
+        from .fast import engine as fast_engine
+
+        result = fast_engine.pt11(
+            algorithm.name, X, y, schedule, threshold is pfm_threshold, warmup,
+            rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
+            max_iter=max_iter, max_epochs=max_epochs, seed=seed,
+        )  # fmt: skip
+        return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
     with ar.context():
         Y = _patterns(X, y, rho, Delta, ar)
         pb = _Problem(
@@ -600,6 +623,10 @@ _KEYWORDS_DOC = """
         Record every state (one per update; see :class:`DynamicMarginState`).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba): same algorithm and
+        Result (``Result.engine == "fast"``), float64, no trace; ``X`` may then be a CSR matrix
+        (the patterns are never formed: O(nnz + m) memory).
 
     Returns
     -------
@@ -627,6 +654,7 @@ def pdm(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """The Perceptron with Dynamic Margin  [PT11 Sec. 3, algorithm box; spec B.4].
 
@@ -652,7 +680,7 @@ def pdm(
     return _run(
         PDM, X, y, (epsilon,), pdm_threshold, pdm_mu_plus, True,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
         extra_info={"epsilon": epsilon, "eps_schedule": (epsilon,)},
     )  # fmt: skip
 
@@ -671,6 +699,7 @@ def pfm(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """The Perceptron with Fixed Margin: the box of PDM with condition (7)  [PT11 eq. (7)].
 
@@ -689,7 +718,7 @@ def pfm(
     return _run(
         PFM, X, y, (beta,), pfm_threshold, pfm_mu_plus, False,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
         extra_info={"beta": beta},
     )  # fmt: skip
 
@@ -709,6 +738,7 @@ def pdm_succ(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """PDM with successive runs  [PT11 Sec. 4; spec B.8; erratum E-B5].
 
@@ -732,7 +762,7 @@ def pdm_succ(
     return _run(
         PDM_SUCC, X, y, schedule, pdm_threshold, pdm_mu_plus, False,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
         extra_info={"epsilon": epsilon, "eta": eta, "eps_schedule": schedule},
     )  # fmt: skip
 

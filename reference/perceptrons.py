@@ -19,6 +19,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic
 from .data import augment, check_data, check_gram, check_int, check_real, reflect
+from .fast import FAST, check_engine
 from .result import (
     SEPARATOR,
     Algorithm,
@@ -149,6 +150,7 @@ def perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """The classical Perceptron  [RP14 Alg. 1].
 
@@ -177,6 +179,9 @@ def perceptron(
         Record every state (k, w_k, start, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -184,6 +189,10 @@ def perceptron(
         ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given data), or
         ``"max_iter"``.  ``iterations`` is the number of updates k.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.perceptron(X, y, rule=rule, rho=rho, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     X, y = _check_primal_data(X, y, rho)
     if rule not in RULES:
@@ -230,6 +239,7 @@ def normalized_perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """The Normalized Perceptron  [RP14 Alg. 2].
 
@@ -260,6 +270,9 @@ def normalized_perceptron(
         Record every state (k, w_k, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -267,6 +280,10 @@ def normalized_perceptron(
         ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given, un-normalized
         data), or ``"max_iter"``.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.normalized_perceptron(X, y, normalize=normalize, rho=rho, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     X, y = _check_primal_data(X, y, rho)
     max_iter = check_int("max_iter", max_iter)
@@ -305,7 +322,7 @@ NKP = Algorithm(
 )
 
 
-def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None) -> Result:
+def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
     """The Normalized Kernel Perceptron (NKP)  [RP14 Alg. 3].
 
     alpha_0 = 0; while not G alpha_k > 0: theta_k = 1/(k+1),
@@ -326,6 +343,9 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
         Record every state (k, alpha_k, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -333,6 +353,10 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified; f = <alpha, Y phi~_X>
         classifies every point correctly, Lemma 1), or ``"max_iter"``.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.nkp(G, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)

@@ -30,6 +30,9 @@ __all__ = [
     "verify_separator_gram",
     "verify_separator_primal",
     "verify_certificate",
+    "verify_separator_factored",
+    "verify_certificate_factored",
+    "verify_separator_patterns",
     "simplex_tolerance",
 ]
 
@@ -67,6 +70,9 @@ class Result:
         Why the run stopped, in words.
     info : dict
         Algorithm-specific extras (final mu, ell_t, epochs, outer loops, eps schedule, ...).
+    engine : str
+        ``"textbook"`` (the pure-Python reference) or ``"fast"`` (the compiled engine,
+        :mod:`reference.fast`); the claim was verified the same way by both.
     """
 
     algorithm: str
@@ -79,6 +85,7 @@ class Result:
     precision: str = "float64"
     message: str = ""
     info: dict = field(default_factory=dict)
+    engine: str = "textbook"
 
     @property
     def converged(self) -> bool:
@@ -111,6 +118,7 @@ class Result:
             "w": conv(self.w),
             "p": conv(self.p),
             "precision": self.precision,
+            "engine": self.engine,
             "message": self.message,
             "info": {k: conv(v) for k, v in self.info.items()},
         }
@@ -256,6 +264,98 @@ def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic, s
     norm = g_norm(G, p, ar)
     if not (norm < accuracy if strict else norm <= accuracy):
         return f"||p||_G = {float(norm):.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"
+    return ""
+
+
+# -- verifiers at scale: the Gram matrix or the patterns held implicitly (CSR rows) -------------
+
+
+def _csr_rows(indptr: np.ndarray) -> np.ndarray:
+    """The row of every stored entry of a CSR matrix."""
+    return np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+
+
+def _csr_matvec(data, indices, indptr, v: np.ndarray) -> np.ndarray:
+    """Z v for Z in CSR (data, indices, indptr), in NumPy."""
+    rows = _csr_rows(indptr)
+    return np.bincount(rows, weights=data * v[indices], minlength=indptr.shape[0] - 1)
+
+
+def _csr_rmatvec(data, indices, indptr, v: np.ndarray, d: int) -> np.ndarray:
+    """Z^T v for Z in CSR, in NumPy."""
+    rows = _csr_rows(indptr)
+    return np.bincount(indices, weights=data * v[rows], minlength=d)
+
+
+def verify_separator_factored(data, indices, indptr, d: int, alpha: np.ndarray) -> str:
+    """'' if G alpha > 0 beyond round-off for the linear kernel's G = Z Z^T, else why.
+
+    ``Z`` (n x d, CSR) holds the normalized reflected points as rows; G is never formed:
+    G alpha = Z (Z^T alpha).  The allowance (n + d + 16) u (|Z| (|Z|^T |alpha|))_i bounds the
+    error of the two products (an n-term and a d-term sum) plus a few units of round-off in the
+    entries of Z, as :func:`verify_separator_gram`'s (k + 16) u sum_j |G_ij| |alpha_j| does for G
+    (|G_ij| <= (|Z| |Z|^T)_ij).
+    """
+    n = indptr.shape[0] - 1
+    margins = _csr_matvec(data, indices, indptr, _csr_rmatvec(data, indices, indptr, alpha, d))
+    absd = np.abs(data)
+    scale = _csr_matvec(absd, indices, indptr, _csr_rmatvec(absd, indices, indptr, np.abs(alpha), d))
+    slack = scale * (float(np.finfo(np.float64).eps) * (n + d + 16))
+    bad = np.flatnonzero(~(margins > slack))
+    if bad.size:
+        i = int(bad[0])
+        return f"(G alpha)_{i} = {float(margins[i]):.3e} is not > 0 beyond round-off ({float(slack[i]):.1e})"
+    return ""
+
+
+def verify_certificate_factored(data, indices, indptr, d: int, p: np.ndarray, accuracy, strict: bool = True) -> str:
+    """'' if p is in the simplex and ||p||_G = ||Z^T p||_2 < accuracy (``<=`` when not
+    ``strict``) for G = Z Z^T (Z in CSR, never formed), else why.  As :func:`verify_certificate`."""
+    n = p.shape[0]
+    if any(not v >= 0 for v in p):
+        return "p has a negative entry"
+    s = np.sum(p)
+    if abs(s - 1.0) > 16 * max(n, 1) * float(np.finfo(np.float64).eps):
+        return f"sum(p) = {float(s)!r} is not 1"
+    w = _csr_rmatvec(data, indices, indptr, p, d)  # X Y p: ||p||_G = ||w||_2
+    norm = float(np.sqrt(w @ w))
+    if not (norm < accuracy if strict else norm <= accuracy):
+        return f"||p||_G = {norm:.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"
+    return ""
+
+
+def pattern_margins(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d: int, absolute: bool = False) -> np.ndarray:
+    """a . y_k for every implicit PT11 pattern y_k = l_k [x_k, rho, Delta e_k] (x_k a CSR row;
+    ``rho`` / ``Delta`` None when absent; ``a = [a_x, a_rho, a_Delta]``).  With ``absolute``:
+    |y_k| . |a|, the scale of the round-off of that dot product."""
+    f = np.abs if absolute else (lambda v: v)
+    m = labels.shape[0]
+    out = _csr_matvec(f(data), indices, indptr, f(a[:d]))
+    col = d
+    if rho is not None:
+        out = out + f(rho) * f(a[col])
+        col += 1
+    if Delta is not None:
+        out = out + f(Delta) * f(a[col:col + m])
+    return out if absolute else labels * out
+
+
+def verify_separator_patterns(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d: int) -> str:
+    """'' if a . y_k > 0 beyond round-off for every implicit PT11 pattern, else why.
+
+    The patterns y_k = l_k [x_k, rho, Delta e_k] are never formed (:func:`pattern_margins`); the
+    allowance is :func:`verify_separator_primal`'s, (K + 16) u |y_k| . |a| with K the number of
+    coordinates of the patterns, so both engines accept exactly the same claims.
+    """
+    margins = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d)
+    K = a.shape[0]
+    slack = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d, absolute=True) * (
+        float(np.finfo(np.float64).eps) * (K + 16)
+    )
+    bad = np.flatnonzero(~(margins > slack))
+    if bad.size:
+        i = int(bad[0])
+        return f"y_{i} <w, x_{i}> = {float(margins[i]):.3e} is not > 0 beyond round-off ({float(slack[i]):.1e})"
     return ""
 
 

@@ -12,6 +12,7 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm, log_mean_exp, project_simplex, softmax
+from .fast import FAST, check_engine
 from .data import check_gram, check_int, check_real, check_simplex
 from .result import (
     CERTIFICATE,
@@ -146,7 +147,7 @@ SNKP = Algorithm(
 )
 
 
-def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None) -> Result:
+def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
     """Smoothed Normalized Kernel Perceptron  [RP14 Alg. 4].
 
     alpha_0 = 1_n/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0); while not G alpha_k > 0:
@@ -165,6 +166,9 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
         Record every state (k, alpha_k, p_k, mu_k).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -172,6 +176,10 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified), else ``"max_iter"``.
         ``p`` is the dual iterate p_k (in the simplex; ||p_k||_G >= rho_K by Lemma 3).
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.snkp(G, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)
@@ -222,6 +230,7 @@ def snkpvn(
     max_iter: int = 10_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """Smoothed Normalized Kernel Perceptron-von Neumann, SNKPVN(q, delta)  [RP14 Alg. 6].
 
@@ -248,6 +257,9 @@ def snkpvn(
         Record every state (k, alpha_k, p_k, mu_k).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -256,6 +268,10 @@ def snkpvn(
         (in the simplex, ||p||_G < delta verified), or ``"max_iter"``.  ``alpha`` and ``p`` are
         always the last iterates; ``info["mu"]`` is mu_k.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.snkpvn(G, q, delta, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     q = check_simplex(q, G.shape[0])
@@ -401,6 +417,7 @@ def isnkpvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """Iterated SNKPVN, ISNKPVN(gamma, epsilon)  [RP14 Alg. 7].
 
@@ -430,6 +447,9 @@ def isnkpvn(
         with its own trace).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -439,6 +459,10 @@ def isnkpvn(
         prox-centre q_t.  ``iterations`` is the total of inner iterations; ``info`` holds
         ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...] and ``inner_iterations``.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.isnkpvn(G, gamma, epsilon, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     gamma = check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop")

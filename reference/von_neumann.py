@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm
+from .fast import FAST, check_engine
 from .data import check_gram, check_int, check_real
 from .result import (
     CERTIFICATE,
@@ -101,6 +102,7 @@ def nvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    engine: str = "textbook",
 ) -> Result:
     """The Normalized von Neumann algorithm (NVN)  [RP14 Alg. 5, with the primal exit of E-A6].
 
@@ -127,6 +129,9 @@ def nvn(
         Record every state (k, p_k, theta_{k-1}, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    engine : {"textbook", "fast"}
+        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
+        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -135,6 +140,10 @@ def nvn(
         ``"separator"`` with ``alpha = p`` (G alpha > 0 verified), or ``"max_iter"``.
         ``info["norm_p"]`` is ||p||_G.
     """
+    if check_engine(engine, precision, trace) == FAST:
+        from .fast import engine as fast
+
+        return fast.nvn(G, epsilon, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")

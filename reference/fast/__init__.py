@@ -1,0 +1,63 @@
+"""The compiled engine: ``engine="fast"`` on every public algorithm.
+
+The textbook modules (:mod:`reference.smoothed`, :mod:`reference.dynamic_margin`, ...) are the
+definition; this package runs the same algorithms compiled with numba, on arrays and scalars
+only (the house pattern of style-examples Sec. 2):
+
+* :mod:`reference.fast.engine`       Python wrappers: validate once, build arrays, call a kernel,
+                                     re-verify the claim with :mod:`reference.result`'s verifiers
+                                     in NumPy, return the same :class:`reference.Result`
+                                     (``Result.engine == "fast"``);
+* :mod:`reference.fast.rp14_kernels`  RP14 Alg. 1-6 at one kernel matvec per iteration;
+* :mod:`reference.fast.pt11_kernels`  PT11's box, PFM, PDM-succ, active sets, multiple updates,
+                                     on CSR patterns with the rho and Delta coordinates implicit.
+
+Every compiled line carries the reference line and paper tag it replaces.  No kernel uses
+``fastmath``: their outputs feed round-off allowances, and the engine's verdict is never
+trusted anyway -- every claim is recomputed from the returned vector by the reference's
+verifiers before it leaves.
+
+numba is an optional dependency (``pip install 'perceptron-margins[fast]'``); nothing here
+imports it until a fast run is asked for.  Kernels are compiled on first use and cached on disk
+by numba (``cache=True``, in ``__pycache__`` beside these files, as Python caches bytecode).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Optional
+
+__all__ = ["ENGINES", "TEXTBOOK", "FAST", "available", "check_engine", "INSTALL_HINT"]
+
+TEXTBOOK = "textbook"
+FAST = "fast"
+ENGINES = (TEXTBOOK, FAST)
+INSTALL_HINT = "pip install 'perceptron-margins[fast]'"
+
+
+def available() -> bool:
+    """True when numba can be imported (the compiled engine can run)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def check_engine(engine, precision: Optional[int] = None, trace: bool = False) -> str:
+    """Validate ``engine`` (and its compatibility with ``precision`` / ``trace``); return it.
+
+    Raises
+    ------
+    ValueError
+        ``engine`` is not one of :data:`ENGINES`; ``engine="fast"`` with ``precision=`` (the
+        compiled engine is float64 only) or with numba missing (the message says how to
+        install it).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == FAST:
+        if precision is not None:
+            raise ValueError(
+                "engine='fast' runs in float64 only; precision= is the textbook engine's "
+                "(pass engine='textbook' with precision=..., or drop precision)"
+            )
+        if not available():
+            raise ValueError(f"engine='fast' needs numba, which is not installed; run: {INSTALL_HINT}")
+    return engine

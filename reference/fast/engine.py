@@ -1,0 +1,355 @@
+"""Python wrappers of the compiled engine: validate once, hand arrays to a kernel, re-verify.
+
+Each function here is what ``reference.<algorithm>(..., engine="fast")`` runs.  It validates its
+arguments with :mod:`reference.data`'s checks (once), builds contiguous float64 arrays, calls the
+numba kernel of :mod:`reference.fast.rp14_kernels` / :mod:`reference.fast.pt11_kernels`, and
+checks the kernel's claim with the verifiers of :mod:`reference.result` in NumPy -- the kernel's
+verdict is never trusted.  The Result is the textbook's (same fields, ``info`` keys and messages)
+with ``engine="fast"``.
+
+Traces: the RP14 algorithms record their iterates (``trace=True``) as the same state classes as
+the textbook code; the PT11 machine's trace (one state per update, active-set bookkeeping) is the
+textbook engine's only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..arithmetic import Arithmetic, g_norm
+from ..data import check_data, check_gram, check_int, check_real, check_simplex, reflect
+from ..result import (
+    CERTIFICATE,
+    MAX_ITER,
+    SEPARATOR,
+    Result,
+    pattern_margins,
+    verify_certificate,
+    verify_certificate_factored,
+    verify_separator_gram,
+    verify_separator_factored,
+    verify_separator_patterns,
+    verify_separator_primal,
+)
+from . import FAST
+from .operator import LinearGram, csr_arrays
+
+F64 = Arithmetic(None)
+
+
+# -- the claim, verified, as a Result ----------------------------------------------------------------
+
+
+def _result(name: str, claim: Optional[str], reason: str, k: int, **fields) -> Result:
+    """The textbook driver's ending (result.drive), for a claim the kernel made."""
+    if claim is None:
+        status, message = MAX_ITER, f"budget exhausted after {k} iterations"
+    elif reason:
+        status, message = MAX_ITER, f"{claim} claimed but not verified: {reason}"
+    else:
+        status, message = claim, f"{claim} verified in {F64.label}"
+    return Result(algorithm=name, status=status, iterations=int(k), message=message, engine=FAST, **fields)
+
+
+class _Gram:
+    """A validated Gram operator as kernel arguments, with its verifiers."""
+
+    def __init__(self, G):
+        if isinstance(G, LinearGram):
+            self.kind, self.n, self.d = 1, G.shape[0], G.shape[1]
+            self.G = np.zeros((0, 0))
+            self.data, self.indices, self.indptr = G.data, G.indices, G.indptr
+            self.op = G
+        else:
+            Gf = check_gram(G)
+            if Gf.dtype == object:
+                Gf = Gf.astype(np.float64)
+            self.kind, self.n, self.d = 0, Gf.shape[0], 1
+            self.G = np.asfortranarray(Gf)  # columns contiguous: G v is a sum of columns
+            self.data, self.indices, self.indptr = np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)
+            self.op = Gf
+
+    @property
+    def args(self):
+        return (self.kind, self.G, self.data, self.indices, self.indptr, self.d)
+
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        return self.op.matvec(v) if self.kind == 1 else self.op @ v
+
+    def norm(self, v: np.ndarray) -> float:
+        """||v||_G (g_norm of reference.arithmetic on a dense G; ||Z^T v|| on the operator)."""
+        if self.kind == 0:
+            return float(g_norm(self.op, v, F64))
+        w = self.op.matvec(v)
+        q = float(v @ w)
+        return float(np.sqrt(q)) if q > 0 else 0.0
+
+    def verify_separator(self, alpha: np.ndarray) -> str:
+        if self.kind == 0:
+            return verify_separator_gram(self.op, alpha)
+        return verify_separator_factored(self.data, self.indices, self.indptr, self.d, alpha)
+
+    def verify_certificate(self, p: np.ndarray, accuracy, strict: bool = True) -> str:
+        if self.kind == 0:
+            return verify_certificate(self.op, p, accuracy, F64, strict=strict)
+        return verify_certificate_factored(self.data, self.indices, self.indptr, self.d, p, accuracy, strict=strict)
+
+
+def _records(trace: bool, max_iter: int, n: int) -> np.ndarray:
+    return np.zeros((max_iter + 1, n)) if trace else np.zeros((0, n))
+
+
+# -- RP14 Gram algorithms ------------------------------------------------------------------------
+
+
+def nkp(G, *, max_iter: int, trace: bool) -> Result:
+    """NKP  [RP14 Alg. 3], compiled."""
+    from . import rp14_kernels as K
+    from ..perceptrons import NKPState
+
+    g = _Gram(G)
+    max_iter = check_int("max_iter", max_iter)
+    rec = _records(trace, max_iter, g.n)
+    k, alpha, separated, products = K.nkp(*g.args, max_iter, rec)
+    claim = SEPARATOR if separated else None
+    reason = g.verify_separator(alpha) if claim else ""
+    states = tuple(NKPState(k=i, alpha=rec[i].copy()) for i in range(k + 1)) if trace else None
+    return _result("nkp", claim, reason, k, alpha=alpha, trace=states, info={"products": int(products)})
+
+
+def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
+    """NVN with the primal exit  [RP14 Alg. 5, E-A6], compiled."""
+    from . import rp14_kernels as K
+    from ..von_neumann import NVNState
+
+    g = _Gram(G)
+    epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")
+    max_iter = check_int("max_iter", max_iter)
+    rec = _records(trace, max_iter, g.n)
+    rec_theta = np.zeros(rec.shape[0])
+    k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta)
+    claim = {0: None, 1: SEPARATOR, 2: CERTIFICATE}[code]
+    reason = ""
+    if claim == SEPARATOR:
+        reason = g.verify_separator(p)
+    elif claim == CERTIFICATE:
+        reason = g.verify_certificate(p, float(epsilon), strict=False)
+    states = None
+    if trace:
+        states = tuple(NVNState(k=i, p=rec[i].copy(), theta=None if i == 0 else float(rec_theta[i])) for i in range(k + 1))
+    res = _result("nvn", claim, reason, k, p=p, trace=states, info={"norm_p": g.norm(p), "products": int(products)})
+    return replace(res, alpha=res.p if res.status == SEPARATOR else None)
+
+
+def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[float], max_iter: int, trace: bool) -> Result:
+    """SNKP (q None) or SNKPVN(q, delta) on validated arguments."""
+    from . import rp14_kernels as K
+    from ..smoothed import SmoothState
+
+    prox = 0 if q is None else 1
+    qv = np.zeros(g.n) if q is None else np.ascontiguousarray(q, dtype=np.float64)
+    rec_a, rec_p = _records(trace, max_iter, g.n), _records(trace, max_iter, g.n)
+    rec_mu = np.zeros(rec_a.shape[0])
+    k, alpha, p, mu, code, products = K.smoothed(*g.args, prox, qv, 0.0 if delta is None else float(delta), max_iter, rec_a, rec_p, rec_mu)
+    claim = {0: None, 1: SEPARATOR, 2: CERTIFICATE}[code]
+    reason = ""
+    if claim == SEPARATOR:
+        reason = g.verify_separator(alpha)
+    elif claim == CERTIFICATE:
+        reason = g.verify_certificate(p, delta)
+    states = None
+    if trace:
+        states = tuple(
+            SmoothState(k=i, alpha=rec_a[i].copy(), p=rec_p[i].copy(), mu=float(rec_mu[i]), theta=None if i == 0 else 2.0 / (i + 2))
+            for i in range(k + 1)
+        )
+    return _result(name, claim, reason, k, alpha=alpha, p=p, trace=states, info={"mu": float(mu), "products": int(products)})
+
+
+def snkp(G, *, max_iter: int, trace: bool) -> Result:
+    """SNKP  [RP14 Alg. 4], compiled: one softmax and one G-product per step."""
+    g = _Gram(G)
+    return _smoothed("snkp", g, None, None, check_int("max_iter", max_iter), trace)
+
+
+def snkpvn(G, q, delta, *, max_iter: int, trace: bool) -> Result:
+    """SNKPVN(q, delta)  [RP14 Alg. 6], compiled."""
+    g = _Gram(G)
+    q = check_simplex(q, g.n)
+    delta = check_real("delta", delta, low=0, hint="SNKPVN's accuracy delta must be positive")
+    return _smoothed("snkpvn", g, np.asarray(q, dtype=np.float64), float(delta), check_int("max_iter", max_iter), trace)
+
+
+def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
+    """ISNKPVN(gamma, epsilon)  [RP14 Alg. 7], the outer loop in Python around the SNKPVN kernel."""
+    from ..smoothed import OuterRecord
+
+    g = _Gram(G)
+    gamma = float(check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop"))
+    epsilon = float(check_real("epsilon", epsilon, low=0, hint="the target accuracy must be positive"))
+    max_iter = check_int("max_iter", max_iter)
+    q = np.full(g.n, 1.0 / g.n)  # [RP14 Alg. 7] q_0 := 1_n/n
+    t, iterations, deltas, inner_its, records = 0, 0, [], [], []
+    alpha, exhausted, claim = None, False, None
+    while True:
+        if exhausted:
+            break
+        if alpha is not None:
+            claim = SEPARATOR  # the last SNKPVN call returned a primal solution
+            break
+        if deltas and deltas[-1] < epsilon:  # [RP14 Alg. 7] delta_t < eps: halt
+            claim = CERTIFICATE
+            break
+        if g.norm(q) ** 2 <= g.n * F64.eps:  # [E-A7] ||q_t||_G = 0 as far as float64 can tell
+            claim = CERTIFICATE
+            break
+        if iterations >= max_iter:
+            break
+        delta = g.norm(q) / gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
+        inner = _smoothed("snkpvn", g, q, delta, max_iter - iterations, trace)  # SNKPVN(q_t, delta_t)
+        records.append(OuterRecord(t=t, q=q, delta=delta, inner=inner))
+        if inner.status == SEPARATOR:
+            alpha = inner.alpha
+        elif inner.status == CERTIFICATE:
+            q = inner.p  # q_{t+1} := SNKPVN(q_t, delta_t)
+        t += 1
+        iterations += inner.iterations
+        deltas.append(delta)
+        inner_its.append(inner.iterations)
+        exhausted = inner.status == MAX_ITER
+    reason = ""
+    if claim == SEPARATOR:
+        reason = g.verify_separator(alpha)
+    elif claim == CERTIFICATE:
+        reason = g.verify_certificate(q, epsilon, strict=True)
+    info = {"T": t, "deltas": deltas, "inner_iterations": inner_its}
+    return _result("isnkpvn", claim, reason, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
+
+
+# -- RP14 primal algorithms ----------------------------------------------------------------------
+
+
+def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
+    """The Perceptron  [RP14 Alg. 1], compiled (dense X)."""
+    from . import rp14_kernels as K
+    from ..perceptrons import RULES, PerceptronState, _augmented, _check_primal_data
+
+    X, y = _check_primal_data(X, y, rho)
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    max_iter = check_int("max_iter", max_iter)
+    Z = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))  # rows y_i [x_i, rho]
+    rec = _records(trace, max_iter, Z.shape[1])
+    k, w, separated = K.perceptron(Z, rule == "most_violated", max_iter, rec)
+    claim = SEPARATOR if separated else None
+    reason = verify_separator_primal(Z, w) if claim else ""
+    states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
+    return _result("perceptron", claim, reason, k, w=w, trace=states)
+
+
+def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool) -> Result:
+    """The Normalized Perceptron  [RP14 Alg. 2], compiled (dense X)."""
+    from . import rp14_kernels as K
+    from ..perceptrons import PerceptronState, _augmented, _check_primal_data
+
+    X, y = _check_primal_data(X, y, rho)
+    max_iter = check_int("max_iter", max_iter)
+    Z_data = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))
+    Z = Z_data / np.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1) if normalize else Z_data  # X_2
+    rec = _records(trace, max_iter, Z.shape[1])
+    k, w, separated = K.normalized_perceptron(np.ascontiguousarray(Z), max_iter, rec)
+    claim = SEPARATOR if separated else None
+    reason = verify_separator_primal(Z_data, w) if claim else ""
+    states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
+    return _result("normalized_perceptron", claim, reason, k, w=w, trace=states)
+
+
+# -- PT11 ------------------------------------------------------------------------------------------
+
+
+def pt11(
+    name: str,
+    X,
+    y,
+    schedule: Sequence[float],
+    pfm: bool,
+    warmup: bool,
+    *,
+    rho: Optional[float],
+    Delta: Optional[float],
+    active_sets: bool,
+    multiple_updates: bool,
+    max_iter: int,
+    max_epochs: int,
+    seed: int,
+) -> Result:
+    """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on implicit patterns.
+
+    ``X`` dense or CSR; arguments already validated by the public function except the data.
+    """
+    from . import pt11_kernels as K
+    from ..dynamic_margin import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP
+
+    data, indices, indptr, (m, d) = _pt11_data(X, y, rho, Delta)
+    _, labels = check_data(np.ones((m, 1)), y)  # the one label validator
+    labels = np.ascontiguousarray(labels, dtype=np.float64)
+    rows = np.repeat(np.arange(m), np.diff(indptr))
+    q = np.bincount(rows, weights=data * data, minlength=m)  # q_k = ||y_k||^2
+    if rho is not None:
+        q = q + float(rho) ** 2
+    if Delta is not None:
+        q = q + float(Delta) ** 2
+    a_x = np.zeros(d)  # [PT11 box] a_0 = 0
+    a_r = np.zeros(1 if rho is not None else 0)
+    a_D = np.zeros(m if Delta is not None else 0)
+    fstate = np.zeros(2)  # ell_0 = 0, theta_0 = 0 (E-B7)
+    istate = np.zeros(5, dtype=np.int64)  # t = 0, epoch, passes, run, runs done
+    t_c = np.zeros(len(schedule), dtype=np.int64)
+    args = (
+        data, indices, indptr, labels, q, float(rho or 0.0), float(Delta or 0.0),
+        K.PFM_KIND if pfm else K.PDM_KIND, np.asarray(schedule, dtype=np.float64), warmup, active_sets, multiple_updates,
+        np.array([float(c) for c in ACTIVE_SET_C]), float(ACTIVE_SET_C1_FIRST_EPOCH), np.asarray(ACTIVE_SET_N_EP, dtype=np.int64),
+        max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c,
+    )  # fmt: skip
+    rng = np.random.default_rng(seed) if active_sets else None
+    while True:
+        perm = rng.permutation(m).astype(np.int64) if active_sets else np.arange(m, dtype=np.int64)
+        code = K.run(*args, perm)
+        if code != K.NEED_PERMUTATION:
+            break
+    t, epoch, passes, _, n_tc = (int(v) for v in istate)
+    a = np.concatenate([a_x, a_r, a_D])
+    rho_v = None if rho is None else float(rho)
+    Delta_v = None if Delta is None else float(Delta)
+    claim = SEPARATOR if code == K.CONVERGED else None
+    reason = verify_separator_patterns(data, indices, indptr, labels, rho_v, Delta_v, a, d) if claim else ""
+    norm = float(np.sqrt(a @ a))  # computed fresh, not from ell
+    info = {
+        "ell": float(fstate[0]),
+        "theta": float(fstate[1]),
+        "epochs": epoch,
+        "passes": passes,
+        "t_c": tuple(int(v) for v in t_c[:n_tc]),
+        "R": float(np.sqrt(np.max(q))),  # R = max_k ||y_k||
+        "margin": None,
+        "upper_bound": None,
+    }
+    if norm > 0:
+        info["margin"] = float(np.min(pattern_margins(data, indices, indptr, labels, rho_v, Delta_v, a, d))) / norm
+    if t > 0:
+        info["upper_bound"] = norm / t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)]
+    return _result(name, claim, reason, t, w=a, info=info)
+
+
+def _pt11_data(X, y, rho, Delta) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[int, int]]:
+    """CSR arrays of the points, validated as :func:`reference.dynamic_margin.pdm` validates X."""
+    data, indices, indptr, (m, d) = csr_arrays(X)
+    if m == 0 or d == 0:
+        raise ValueError(f"X is empty (shape {(m, d)}); pass at least one point with one feature")
+    if rho is None and Delta is None and np.any(np.diff(indptr) == 0):
+        i = int(np.flatnonzero(np.diff(indptr) == 0)[0])
+        raise ValueError(f"X[{i}] is a zero point and neither rho nor Delta is given; its pattern would be 0")
+    return data, indices, indptr, (m, d)

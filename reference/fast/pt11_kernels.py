@@ -1,0 +1,239 @@
+"""Compiled kernel of PT11's algorithm box (PDM, PFM, PDM-succ) with the Sec. 4 fast paths (numba).
+
+No validation here: :mod:`reference.fast.engine` validates once and hands over arrays.
+
+**Implicit patterns.**  y_k = l_k [x_k, rho, Delta e_k] is never formed: the x part is a CSR
+row ``data[indptr[k]:indptr[k+1]]`` at columns ``indices[...]``, and the weight vector is held
+as three pieces, ``a = [a_x, a_rho, a_Delta]`` (``a_rho`` of length 1 or 0 without
+augmentation, ``a_Delta`` of length m or 0 outside the extended space), so that
+
+    p_tk = a_t . y_k = l_k (a_x . x_k + rho a_rho + Delta a_Delta[k])
+
+costs O(nnz(x_k)) and the whole run O(nnz + m) memory.
+
+**One pass per call, or all of them.**  The textbook box presents 0..m-1 every pass: the kernel
+runs every pass until convergence or the budget.  With active sets, a full pass presents a fresh
+random permutation from ``numpy.random.default_rng(seed)``; the kernel runs one full pass and the
+nested active-set passes after it, and returns :data:`NEED_PERMUTATION` when the schedule asks for
+the next full pass -- the wrapper draws it from the same generator as the textbook code, so the
+two engines present patterns in the same order.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+PDM_KIND, PFM_KIND = 0, 1
+CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
+
+# (c_1, c_2, c_3), c_1 in plain PDM's first epoch and (N_ep1, N_ep2, N_ep3)  [PT11 Sec. 4; spec B.9]
+# are reference.dynamic_margin's ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, passed in.
+
+
+@numba.njit(cache=True)
+def _threshold(kind, val, t, ell):
+    if kind == PDM_KIND:
+        eps_bar = 1 - val
+        return eps_bar * ell / t  # [PT11 eq. (8); box] theta_t = eps_bar ell_t / t
+    return val * np.sqrt(ell if ell > 0 else 0.0)  # [PT11 eq. (7)] theta_t = beta sqrt(ell_t)
+
+
+@numba.njit(cache=True)
+def _mu_plus(kind, val, p, q, ell, t):
+    """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3]."""
+    if kind == PDM_KIND:
+        eps = val
+        A = eps * q
+        B = t * q + (2 * eps - 1) * p
+        C = t * p - (1 - eps) * ell
+        D = B * B - 4 * A * C
+        root = np.sqrt(D if D > 0 else 0 * D)
+        if B > 0:
+            return True, 2 * C / (-B - root)
+        return True, (-B + root) / (2 * A)
+    beta = val
+    s = q - beta * beta
+    if not s > 0:
+        return False, 0.0  # lambda unbounded: plain single update
+    disc = s * beta * beta * (q * ell - p * p)
+    root = np.sqrt(disc if disc > 0 else 0 * disc)
+    return True, (-s * p + root) / (s * q)
+
+
+@numba.njit(cache=True)
+def _holds_after(kind, val, t, ell, p, qj, n):
+    """Would y_j still satisfy the test after n more updates with it?  (p_{t+n} <= theta_{t+n})"""
+    t2 = t + n
+    ell2 = ell + 2 * n * p + n * n * qj
+    return p + n * qj <= _threshold(kind, val, t2, ell2)
+
+
+@numba.njit(cache=True)
+def _lambda(kind, val, t, ell, p, qj, max_iter):
+    """lambda = floor(mu_+) + 1 with the reference's round-off guards  [reference _lambda]."""
+    room = max_iter - t
+    if t == 0:
+        return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
+    ok, mu = _mu_plus(kind, val, p, qj, ell, t)
+    if not ok:
+        return 1
+    fl = np.floor(mu)
+    lam = room if fl + 1 >= room else int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped
+    if lam < 1:
+        lam = 1
+    while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard
+        lam -= 1
+    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard
+        lam += 1
+    return lam
+
+
+@numba.njit(cache=True)
+def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, active, multiple,
+        c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm):
+    """Run the box from the state (a, fstate = [ell, theta], istate = [t, epoch, passes, run,
+    runs done]) on ``perm`` -> CONVERGED, BUDGET or NEED_PERMUTATION (state updated in place)."""
+    m = labels.shape[0]
+    has_rho = a_r.shape[0] > 0
+    has_D = a_D.shape[0] > 0
+    ell = fstate[0]
+    theta = fstate[1]
+    t = istate[0]
+    epoch = istate[1]
+    passes = istate[2]
+    run_i = istate[3]
+    n_tc = istate[4]
+    sets = np.empty((4, m), dtype=np.int64)  # sets[0]: the full pass; sets[1..3]: S1, S2, S3
+    lens = np.zeros(4, dtype=np.int64)
+    sets[0, :] = perm
+    lens[0] = m
+    level = 0
+    n1 = 0
+    n2 = 0
+    n3 = 0
+    code = BUDGET
+    while True:
+        if t >= max_iter or epoch >= max_epochs:  # drive(): the budget, checked before every step
+            code = BUDGET
+            break
+        c = -1.0  # no filtering (textbook box, or a pass over S3)
+        if active and level < 3:
+            c = c1_first if (level == 0 and warmup and epoch == 0) else c_sets[level]
+        allow_multiple = multiple and not (warmup and epoch == 0)
+        built = 0
+        updates = 0
+        L = lens[level]
+        stopped = False
+        for pos in range(L):  # [PT11 box] for k = 1 to m
+            j = sets[level, pos]
+            s = 0.0
+            for jj in range(indptr[j], indptr[j + 1]):
+                s += data[jj] * a_x[indices[jj]]
+            if has_rho:
+                s += rho * a_r[0]
+            if has_D:
+                s += Delta * a_D[j]
+            p = labels[j] * s  # [PT11 box] p_tk = a_t . y_k
+            if c >= 0 and p <= c * theta:  # [PT11 Sec. 4] filter into the next set (pre-update state)
+                sets[level + 1, built] = j
+                built += 1
+            if p <= theta:  # [PT11 box; eqs. (7)/(8)] misclassification test, `<=` (E-B7)
+                lam = _lambda(kind, schedule[run_i], t, ell, p, q[j], max_iter) if allow_multiple else 1
+                lj = labels[j]
+                if lam == 1:
+                    for jj in range(indptr[j], indptr[j + 1]):
+                        a_x[indices[jj]] += data[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
+                    if has_rho:
+                        a_r[0] += rho * lj
+                    if has_D:
+                        a_D[j] += Delta * lj
+                    ell = ell + 2 * p + q[j]  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
+                else:
+                    for jj in range(indptr[j], indptr[j + 1]):
+                        a_x[indices[jj]] += lam * (data[jj] * lj)  # a <- a + lambda y_k
+                    if has_rho:
+                        a_r[0] += lam * (rho * lj)
+                    if has_D:
+                        a_D[j] += lam * (Delta * lj)
+                    ell = ell + 2 * lam * p + lam * lam * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
+                t += lam  # [PT11 box] t <- t + 1 (lambda)
+                theta = _threshold(kind, schedule[run_i], t, ell)  # [PT11 box] theta_t = eps_bar ell_t / t
+                updates += 1
+                if t >= max_iter and pos + 1 < L:  # drive(): budget after the step of this update
+                    stopped = True
+                    break
+        if stopped:
+            code = BUDGET
+            break
+        passes += 1
+        need_full = False
+        end_run = False
+        if not active:  # [PT11 box] until no update made within the for loop
+            epoch += 1
+            end_run = updates == 0
+        elif level == 0:  # full pass, built S1
+            epoch += 1
+            if updates == 0:
+                end_run = True
+            else:
+                lens[1] = built
+                level = 1
+                n1 = 0
+                n2 = 0
+                n3 = 0
+        elif level == 1:  # pass over S1, built S2
+            n1 += 1
+            if updates == 0:
+                need_full = True
+            else:
+                lens[2] = built
+                level = 2
+                n2 = 0
+                n3 = 0
+        elif level == 2:  # pass over S2, built S3
+            n2 += 1
+            if updates == 0:
+                if n1 < n_ep[0]:  # back to S1 (N_ep1 uses)
+                    level = 1
+                    n2 = 0
+                    n3 = 0
+                else:
+                    need_full = True
+            else:
+                lens[3] = built
+                level = 3
+                n3 = 0
+        else:  # pass over S3 (a mini-epoch)
+            n3 += 1
+            if updates > 0 and n3 < n_ep[2]:  # N_ep3
+                level = 3
+            elif n2 < n_ep[1]:  # N_ep2: use S2 again, build a new S3
+                level = 2
+                n3 = 0
+            elif n1 < n_ep[0]:  # back to S1
+                level = 1
+                n2 = 0
+                n3 = 0
+            else:
+                need_full = True
+        if end_run:  # a full pass made no update: the run has converged  [PT11 Sec. 4, successive runs]
+            t_c[n_tc] = t
+            n_tc += 1
+            if run_i + 1 == schedule.shape[0]:
+                code = CONVERGED
+                break
+            run_i += 1
+            theta = _threshold(kind, schedule[run_i], t, ell)  # theta_t with eps_{n+1}
+            need_full = active
+        if need_full:
+            code = NEED_PERMUTATION
+            break
+    fstate[0] = ell
+    fstate[1] = theta
+    istate[0] = t
+    istate[1] = epoch
+    istate[2] = passes
+    istate[3] = run_i
+    istate[4] = n_tc
+    return code

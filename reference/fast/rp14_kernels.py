@@ -1,0 +1,420 @@
+"""Compiled kernels of RP14 Alg. 1-6 (numba).  No validation here: :mod:`reference.fast.engine`
+validates once and hands over contiguous float64 arrays and plain scalars.
+
+**One kernel matvec per iteration.**  The textbook code recomputes G alpha_k (and G p_k) from
+scratch, several times per step.  Every iterate is an affine combination of the previous ones,
+so its G-product is the same combination of theirs (linearity):
+
+* NKP:    G alpha_{k+1} = (1 - theta) G alpha_k + theta G e_j          (one column of G)
+* NVN:    G p_{k+1}     = (1 - theta) G p_k     + theta G e_j          (one column of G)
+* SNKP / SNKPVN, with b_k := p_{mu_k}(alpha_k) (resp. p^q_{mu_k}(alpha_k)):
+  G alpha_{k+1} = (1 - theta)(G alpha_k + theta G p_k) + theta^2 G b_k,
+  b_{k+1} is computed from G alpha_{k+1} (one softmax / projection), and
+  G p_{k+1} = (1 - theta) G p_k + theta G b_{k+1} -- the one G-product of the step, G b_{k+1},
+  is also the G b_k of the next step.
+
+Carried products drift from fresh ones by round-off (relative ~ k u); they are refreshed every
+:data:`REFRESH_EVERY` steps, and whenever an exit test is within :data:`REFRESH_TOL` of deciding,
+the test is taken on a fresh product (so the engine exits where the textbook does, up to a
+near-tie in the fresh product itself).
+
+**The Gram operator** ``(kind, G, data, indices, indptr)``: ``kind = 0``: a dense G, passed
+column-major (``G[:, j]`` contiguous) so that ``G v`` is a sum of columns (no reduction inside
+the inner loop); ``kind = 1``: the linear kernel's ``G = Z Z^T`` on the normalized reflected
+rows ``Z`` in CSR form, ``G v = Z (Z^T v)``, never an n x n matrix.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: Carried products are recomputed from scratch every this many steps.
+REFRESH_EVERY = 1024
+#: An exit test within this (absolute) distance of flipping is taken on a fresh product.
+#: |(G alpha)_i| <= 1 for alpha in the simplex and |G_ij| <= 1, and the drift is ~ k u.
+REFRESH_TOL = 1e-9
+
+DENSE, FACTORED = 0, 1
+
+
+# -- the Gram operator ---------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def gram_matvec(kind, G, data, indices, indptr, tmp, v, out):
+    """out := G v.  kind 0: G dense (column-major); kind 1: G = Z Z^T, Z in CSR, tmp of length d."""
+    n = out.shape[0]
+    if kind == DENSE:
+        out[:] = 0.0
+        for j in range(n):  # G v = sum_j v_j G[:, j]
+            vj = v[j]
+            if vj != 0.0:
+                for i in range(n):
+                    out[i] += G[i, j] * vj
+    else:
+        tmp[:] = 0.0
+        for i in range(n):  # tmp := Z^T v
+            vi = v[i]
+            if vi != 0.0:
+                for jj in range(indptr[i], indptr[i + 1]):
+                    tmp[indices[jj]] += data[jj] * vi
+        for i in range(n):  # out := Z tmp
+            s = 0.0
+            for jj in range(indptr[i], indptr[i + 1]):
+                s += data[jj] * tmp[indices[jj]]
+            out[i] = s
+
+
+@numba.njit(cache=True)
+def gram_column(kind, G, data, indices, indptr, tmp, j, out):
+    """out := G e_j (one kernel matvec: O(n) dense, O(nnz) factored)."""
+    n = out.shape[0]
+    if kind == DENSE:
+        for i in range(n):
+            out[i] = G[i, j]
+    else:
+        tmp[:] = 0.0  # (gram_matvec leaves Z^T v in tmp)
+        for jj in range(indptr[j], indptr[j + 1]):  # tmp := z_j (scattered)
+            tmp[indices[jj]] = data[jj]
+        for i in range(n):  # out := Z z_j
+            s = 0.0
+            for jj in range(indptr[i], indptr[i + 1]):
+                s += data[jj] * tmp[indices[jj]]
+            out[i] = s
+
+
+# -- shared building blocks (the one softmax / projection of reference.arithmetic, compiled) ----
+
+
+@numba.njit(cache=True)
+def _softmax_neg(Ga, mu, out):
+    """out := softmax(-Ga / mu)  [reference.arithmetic.softmax; RP14 eq. (11)]."""
+    n = Ga.shape[0]
+    vmax = -np.inf
+    for i in range(n):
+        v = -Ga[i] / mu
+        out[i] = v
+        if v > vmax:
+            vmax = v
+    s = 0.0
+    for i in range(n):  # z = exp(v - max(v))
+        out[i] = np.exp(out[i] - vmax)
+        s += out[i]
+    for i in range(n):  # z / sum(z)
+        out[i] = out[i] / s
+
+
+@numba.njit(cache=True)
+def _project_q(q, Ga, mu, out):
+    """out := Proj_Delta(q - Ga / mu), by sorting  [reference.arithmetic.project_simplex; RP14 Sec. 5.3]."""
+    n = q.shape[0]
+    v = np.empty(n)
+    for i in range(n):
+        v[i] = q[i] - Ga[i] / mu
+    u = np.sort(v)[::-1]  # u := sort(v, descending)
+    c = 0.0
+    r = 0
+    cr = 0.0
+    for j in range(n):  # r = max{ j : u_j - (c_j - 1)/j > 0 }
+        c += u[j]
+        if u[j] - (c - 1.0) / (j + 1) > 0:
+            r = j
+            cr = c
+    tau = (cr - 1.0) / (r + 1)  # tau := (c_r - 1)/r
+    for i in range(n):  # Proj(v) := max(v - tau, 0)
+        x = v[i] - tau
+        out[i] = x if x > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def _min(v):
+    m = v[0]
+    for i in range(1, v.shape[0]):
+        if v[i] < m:
+            m = v[i]
+    return m
+
+
+@numba.njit(cache=True)
+def _argmin(v):
+    """First index of the minimum (numpy.argmin's tie-break)."""
+    j = 0
+    for i in range(1, v.shape[0]):
+        if v[i] < v[j]:
+            j = i
+    return j
+
+
+@numba.njit(cache=True)
+def _dot(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+@numba.njit(cache=True)
+def _g_norm(v, Gv):
+    """||v||_G = sqrt(max(v^T G v, 0))  [reference.arithmetic.g_norm]."""
+    q = _dot(v, Gv)
+    return np.sqrt(q) if q > 0 else 0.0
+
+
+@numba.njit(cache=True)
+def _separated(kind, G, data, indices, indptr, tmp, v, Gv):
+    """G v > 0_n, decided on the carried Gv unless it is within REFRESH_TOL of flipping; then
+    Gv is recomputed (in place) and the test taken on it."""
+    m = _min(Gv)
+    if m <= -REFRESH_TOL:
+        return False
+    if m > REFRESH_TOL:
+        return True
+    gram_matvec(kind, G, data, indices, indptr, tmp, v, Gv)
+    return _min(Gv) > 0.0
+
+
+# -- Algorithm 3: NKP ------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def nkp(kind, G, data, indices, indptr, d, max_iter, rec):
+    """NKP  [RP14 Alg. 3] -> (k, alpha, separated, products).  ``rec`` (rows alpha_k) if non-empty."""
+    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+    tmp = np.zeros(d)
+    alpha = np.zeros(n)  # [RP14 Alg. 3] alpha_0 := 0
+    Ga = np.zeros(n)  # G alpha_0 = 0
+    Ge = np.empty(n)
+    k = 0
+    products = 0
+    if rec.shape[0] > 0:
+        rec[0, :] = alpha
+    while True:
+        if _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n: exit
+            return k, alpha, True, products
+        if k >= max_iter:
+            return k, alpha, False, products
+        j = _argmin(Ga)  # [RP14 eq. (10)] j = argmin_i (G alpha_k)_i  (e_1 at k = 0, E-A7)
+        theta = 1.0 / (k + 1)  # [RP14 Alg. 3] theta_k := 1/(k+1)
+        gram_column(kind, G, data, indices, indptr, tmp, j, Ge)  # G e_j: the one matvec
+        products += 1
+        for i in range(n):  # alpha_{k+1} := (1 - theta_k) alpha_k + theta_k e_j
+            alpha[i] = (1 - theta) * alpha[i]
+            Ga[i] = (1 - theta) * Ga[i] + theta * Ge[i]  # by linearity
+        alpha[j] += theta
+        k += 1
+        if k % REFRESH_EVERY == 0:
+            gram_matvec(kind, G, data, indices, indptr, tmp, alpha, Ga)
+            products += 1
+        if rec.shape[0] > 0:
+            rec[k, :] = alpha
+
+
+# -- Algorithm 5: NVN ------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta):
+    """NVN with the primal exit  [RP14 Alg. 5, E-A6] -> (k, p, claim, products);
+    claim 0 = none, 1 = separator, 2 = certificate."""
+    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+    tmp = np.zeros(d)
+    p = np.full(n, 1.0 / n)  # [RP14 Alg. 5] p_0 := 1_n/n
+    Gp = np.empty(n)
+    gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+    products = 1
+    Ge = np.empty(n)
+    Gd = np.empty(n)
+    k = 0
+    if rec.shape[0] > 0:
+        rec[0, :] = p
+    while True:
+        nrm = _g_norm(p, Gp)
+        if abs(nrm - epsilon) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
+            gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+            products += 1
+            nrm = _g_norm(p, Gp)
+        if nrm <= epsilon:  # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13)
+            return k, p, 2, products
+        if _separated(kind, G, data, indices, indptr, tmp, p, Gp):  # [E-A6] primal exit
+            return k, p, 1, products
+        if k >= max_iter:
+            return k, p, 0, products
+        j = _argmin(Gp)  # [RP14 Alg. 5] j := argmin_i y_i x_i^T w_k
+        gram_column(kind, G, data, indices, indptr, tmp, j, Ge)  # G e_j: the one matvec
+        products += 1
+        num = 0.0
+        den = 0.0
+        for i in range(n):  # d := p_k - e_j;  Gd = G p_k - G e_j
+            Gd[i] = Gp[i] - Ge[i]
+            num += p[i] * Gd[i]  # <w_k, w_k - a>
+        for i in range(n):
+            di = p[i] - 1.0 if i == j else p[i]
+            den += di * Gd[i]  # ||w_k - a||^2
+        theta = min(max(num / den, 0.0), 1.0) if den > 0 else 0.0  # theta_k (exact line search)
+        for i in range(n):  # p_{k+1} := (1 - theta_k) p_k + theta_k e_j
+            p[i] = (1 - theta) * p[i]
+            Gp[i] = (1 - theta) * Gp[i] + theta * Ge[i]  # by linearity
+        p[j] += theta
+        k += 1
+        if k % REFRESH_EVERY == 0:
+            gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+            products += 1
+        if rec.shape[0] > 0:
+            rec[k, :] = p
+            rec_theta[k] = theta
+
+
+# -- Algorithms 4 and 6: SNKP and SNKPVN -----------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _best_response(prox, q, Ga, mu, out):
+    """p_mu(alpha) (entropy, Alg. 4: prox 0) or p^q_mu(alpha) (Euclidean, Alg. 6: prox 1)."""
+    if prox == 0:
+        _softmax_neg(Ga, mu, out)  # p_mu(alpha) = softmax(-G alpha / mu)  [RP14 eq. (11)]
+    else:
+        _project_q(q, Ga, mu, out)  # p^q_mu(alpha) = Proj_Delta(q - G alpha / mu)  [RP14 Sec. 5.3]
+
+
+@numba.njit(cache=True)
+def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_alpha, rec_p, rec_mu):
+    """SNKP (prox 0, [RP14 Alg. 4]) or SNKPVN(q, delta) (prox 1, [RP14 Alg. 6])
+    -> (k, alpha, p, mu, claim, products); claim 0 = none, 1 = separator, 2 = certificate.
+
+    One softmax (projection) and one G-product per step: b = p_{mu_k}(alpha_k) computed at the
+    end of step k-1 is the best response step k needs, and G b is carried with it.
+    """
+    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+    tmp = np.zeros(d)
+    alpha = np.empty(n)
+    if prox == 0:
+        alpha[:] = 1.0 / n  # [RP14 Alg. 4] alpha_0 := 1_n / n
+        mu = 2.0  # mu_0 := 2
+    else:
+        alpha[:] = q  # [RP14 Alg. 6] alpha_0 := q
+        mu = 2.0 * n  # mu_0 := 2n
+    Ga = np.empty(n)
+    gram_matvec(kind, G, data, indices, indptr, tmp, alpha, Ga)
+    b = np.empty(n)
+    _best_response(prox, q, Ga, mu, b)  # p_0 := p_{mu_0}(alpha_0)
+    Gb = np.empty(n)
+    gram_matvec(kind, G, data, indices, indptr, tmp, b, Gb)
+    products = 2
+    p = b.copy()
+    Gp = Gb.copy()
+    k = 0
+    recording = rec_alpha.shape[0] > 0
+    if recording:
+        rec_alpha[0, :] = alpha
+        rec_p[0, :] = p
+        rec_mu[0] = mu
+    while True:
+        if _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n
+            return k, alpha, p, mu, 1, products
+        if prox == 1:
+            nrm = _g_norm(p, Gp)
+            if abs(nrm - delta) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
+                gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+                products += 1
+                nrm = _g_norm(p, Gp)
+            if nrm < delta:  # [RP14 Alg. 6] else if ||p_k||_G < delta: return p_k
+                return k, alpha, p, mu, 2, products
+        if k >= max_iter:
+            return k, alpha, p, mu, 0, products
+        theta = 2.0 / (k + 3)  # [RP14 Alg. 4/6] theta_k := 2/(k+3)
+        for i in range(n):
+            # alpha_{k+1} := (1 - theta)(alpha_k + theta p_k) + theta^2 p_{mu_k}(alpha_k)   (b = p_{mu_k}(alpha_k))
+            alpha[i] = (1 - theta) * (alpha[i] + theta * p[i]) + theta**2 * b[i]
+            Ga[i] = (1 - theta) * (Ga[i] + theta * Gp[i]) + theta**2 * Gb[i]  # by linearity
+        mu = (1 - theta) * mu  # mu_{k+1} := (1 - theta_k) mu_k
+        _best_response(prox, q, Ga, mu, b)  # b := p_{mu_{k+1}}(alpha_{k+1}), the one softmax
+        gram_matvec(kind, G, data, indices, indptr, tmp, b, Gb)  # G b: the one G-product
+        products += 1
+        for i in range(n):
+            p[i] = (1 - theta) * p[i] + theta * b[i]  # p_{k+1} := (1 - theta) p_k + theta p_{mu_{k+1}}(alpha_{k+1})
+            Gp[i] = (1 - theta) * Gp[i] + theta * Gb[i]  # by linearity
+        k += 1
+        if k % REFRESH_EVERY == 0:
+            gram_matvec(kind, G, data, indices, indptr, tmp, alpha, Ga)
+            gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+            products += 2
+        if recording:
+            rec_alpha[k, :] = alpha
+            rec_p[k, :] = p
+            rec_mu[k] = mu
+
+
+# -- Algorithms 1 and 2: the Perceptron and the Normalized Perceptron (primal, dense Z) ------------
+
+
+@numba.njit(cache=True)
+def _margins(Z, w, out):
+    """out := Z w, the margins y_i <w, x_i>."""
+    for i in range(Z.shape[0]):
+        s = 0.0
+        for c in range(Z.shape[1]):
+            s += Z[i, c] * w[c]
+        out[i] = s
+
+
+@numba.njit(cache=True)
+def perceptron(Z, most_violated, max_iter, rec):
+    """The Perceptron  [RP14 Alg. 1] on the reflected rows Z -> (k, w, separated)."""
+    n, dim = Z.shape
+    w = np.zeros(dim)  # [RP14 Alg. 1] w_0 := 0
+    margins = np.empty(n)
+    k = 0
+    start = 0
+    if rec.shape[0] > 0:
+        rec[0, :] = w
+    while True:
+        if most_violated:
+            _margins(Z, w, margins)
+            j = _argmin(margins)  # the most misclassified point (smallest index on ties)
+            if margins[j] > 0:
+                return k, w, True  # no mistake left: halt
+        else:  # cyclic: the first mistake at or after `start`, wrapping around
+            j = -1
+            for o in range(n):
+                i = (start + o) % n
+                s = 0.0
+                for c in range(dim):
+                    s += Z[i, c] * w[c]  # y_i w_k^T x_i
+                if s <= 0:
+                    j = i
+                    break
+            if j < 0:
+                return k, w, True  # a whole cycle without a mistake: halt
+        if k >= max_iter:
+            return k, w, False
+        for c in range(dim):
+            w[c] = w[c] + Z[j, c]  # [RP14 Alg. 1] w_{k+1} := w_k + y_i x_i
+        start = (j + 1) % n
+        k += 1
+        if rec.shape[0] > 0:
+            rec[k, :] = w
+
+
+@numba.njit(cache=True)
+def normalized_perceptron(Z, max_iter, rec):
+    """The Normalized Perceptron  [RP14 Alg. 2] on the working rows Z -> (k, w, separated)."""
+    n, dim = Z.shape
+    w = np.zeros(dim)  # [RP14 Alg. 2] w_0 := 0
+    margins = np.empty(n)
+    k = 0
+    if rec.shape[0] > 0:
+        rec[0, :] = w
+    while True:
+        _margins(Z, w, margins)  # Y X^T w_k: one product serves the exit test and the argmin
+        j = _argmin(margins)  # [RP14 eq. (4)] p(w_k) = e_j, j = argmin_i y_i x_i^T w_k
+        if margins[j] > 0:
+            return k, w, True  # Y X^T w_k > 0: exit
+        if k >= max_iter:
+            return k, w, False
+        theta = 1.0 / (k + 1)  # [RP14 Alg. 2] theta_k := 1/(k+1)
+        for c in range(dim):
+            w[c] = (1 - theta) * w[c] + theta * Z[j, c]  # w_{k+1} := (1 - theta_k) w_k + theta_k y_j x_j
+        k += 1
+        if rec.shape[0] > 0:
+            rec[k, :] = w
