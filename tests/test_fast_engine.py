@@ -43,7 +43,7 @@ def fast(alg: str, **opts):
     fn = getattr(reference, alg)
     if alg in PT11:
 
-        def impl(X, y, arg, eta=None, *, rho=1.0, Delta=None, max_iter=1_000_000, max_epochs=10_000):
+        def impl(X, y, arg, eta=None, *, rho=1.0, Delta=None, max_iter=1_000_000, max_epochs=None):
             kw = {} if eta is None else {"eta": eta}
             return fn(X, y, arg, rho=rho, Delta=Delta, max_iter=max_iter, max_epochs=max_epochs, engine="fast", **kw, **opts)
 

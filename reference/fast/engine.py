@@ -283,7 +283,7 @@ def pt11(
     active_sets: bool,
     multiple_updates: bool,
     max_iter: int,
-    max_epochs: int,
+    max_epochs: Optional[int],
     seed: int,
 ) -> Result:
     """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on implicit patterns.
@@ -294,6 +294,8 @@ def pt11(
     from ..dynamic_margin import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP
 
     data, indices, indptr, (m, d) = _pt11_data(X, y, rho, Delta)
+    if max_epochs is None:  # no cap on epochs
+        max_epochs = int(np.iinfo(np.int64).max)
     _, labels = check_data(np.ones((m, 1)), y)  # the one label validator
     labels = np.ascontiguousarray(labels, dtype=np.float64)
     rows = np.repeat(np.arange(m), np.diff(indptr))
