@@ -124,7 +124,7 @@ def test_project_simplex_keeps_dtype_and_clips_below():
 def test_result_defaults():
     r = Result("toy", SEPARATOR, 0)
     assert r.alpha is None and r.w is None and r.p is None and r.trace is None
-    assert r.precision == "float64" and r.message == "" and r.info == {}
+    assert r.precision == "float64" and r.message == "" and r.info == {} and r.engine == "textbook"
     assert r.converged and Result("toy", CERTIFICATE, 0).converged
     assert not Result("toy", MAX_ITER, 0).converged
 
@@ -152,6 +152,7 @@ def test_result_as_dict_converts_every_field():
         "w": [0.5],
         "p": [0.25, 0.75],
         "precision": "mpmath, 50 decimal digits",
+        "engine": "textbook",
         "message": "done",
         "info": {"mu": float(third), "k": 3, "x": 0.5, "s": "txt", "n": None},
     }
