@@ -17,9 +17,12 @@ from typing import Optional, Tuple
 
 import mpmath
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "check_data",
+    "check_csr",
+    "check_sparse_data",
     "check_gram",
     "check_simplex",
     "drop_zero_rows",
@@ -62,7 +65,15 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     ------
     ValueError
         Empty X, X not 2-D, NaN/inf, len(y) != n, labels other than +-1, zero rows.
+
+    Notes
+    -----
+    A scipy.sparse ``X`` is validated by :func:`check_csr` and then densified (the dense
+    algorithms need the array anyway): the same checks, errors and results as the dense input.
+    Code that keeps the data sparse uses :func:`check_sparse_data`.
     """
+    if sp.issparse(X):
+        X = check_csr(X).toarray()
     Xf = _as_float_matrix("X", X)
     if Xf.ndim != 2:
         raise ValueError(
@@ -87,6 +98,81 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
         _reject_zero_rows(np.flatnonzero(~np.any(Xf != 0, axis=1)))
     Xo = X if isinstance(X, np.ndarray) and X.dtype == object else Xf
     return Xo, yf.astype(np.int64)
+
+
+def check_csr(X, name: str = "X") -> sp.csr_matrix:
+    """Validate a scipy.sparse matrix of points; return it in canonical CSR form.
+
+    Canonical: float64 ``data``, int64 ``indices`` / ``indptr``, column indices sorted within
+    each row, no duplicates (summed, as ``toarray`` does), no explicit zeros -- exactly the CSR
+    that ``scipy.sparse.csr_matrix(X.toarray())`` gives, so dense and sparse inputs of the
+    same data lead to bit-identical computations.  The input is never modified.
+
+    Raises
+    ------
+    ValueError
+        Not 2-D, empty, complex or non-numeric entries, NaN/inf (explicitly stored), a CSR
+        structure that is inconsistent (``indptr`` not of length n + 1, not starting at 0,
+        decreasing, or not ending at nnz; an index negative or >= the number of columns).
+    """
+    if not sp.issparse(X):
+        raise ValueError(f"{name} must be a scipy.sparse matrix here, got {type(X).__name__}")
+    if len(X.shape) != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_points, n_features), got shape {X.shape}")
+    n, d = X.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"X is empty (shape {X.shape}); pass at least one point with one feature")
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} must hold real numbers, got dtype {X.dtype}; pass the real part explicitly")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric sparse matrix, got dtype {X.dtype}")
+    if X.format == "csr":
+        indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
+        nnz = len(X.data)
+        if indptr.shape != (n + 1,) or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != nnz or len(indices) != nnz:
+            raise ValueError(
+                f"{name} is not a consistent CSR matrix (indptr must have length n + 1 = {n + 1}, start "
+                "at 0, not decrease, and end at nnz = len(indices) = len(data)); rebuild it with "
+                "scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, d))"
+            )
+        if nnz and (indices.min() < 0 or indices.max() >= d):
+            raise ValueError(
+                f"{name} has a column index out of range [0, {d}) (found {int(indices.min())}..{int(indices.max())}); "
+                "indices are 0-based and must be < the number of features"
+            )
+    elif X.format == "coo" and X.nnz:
+        if X.row.min() < 0 or X.col.min() < 0 or X.row.max() >= n or X.col.max() >= d:
+            raise ValueError(f"{name} has a row or column index out of range for shape {X.shape}")
+    C = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    if not np.all(np.isfinite(C.data)):
+        raise ValueError("X contains NaN or inf; remove or impute those entries")
+    C.sum_duplicates()  # also sorts the indices
+    if not np.all(np.isfinite(C.data)):
+        raise ValueError("X contains NaN or inf; remove or impute those entries (duplicates overflowed)")
+    C.eliminate_zeros()
+    C.indices = C.indices.astype(np.int64)
+    C.indptr = C.indptr.astype(np.int64)
+    C.data = np.ascontiguousarray(C.data)
+    return C
+
+
+def check_sparse_data(X, y, *, nonzero: bool = True) -> Tuple[sp.csr_matrix, np.ndarray]:
+    """:func:`check_data` for code that keeps the data sparse; return ``(X as canonical CSR, y)``.
+
+    Dense ``X`` gets exactly the checks of :func:`check_data` and is then converted; sparse
+    ``X`` gets :func:`check_csr`; ``y`` and the zero-row test are shared, so both inputs give
+    the same ``ValueError`` and the same CSR (:func:`check_csr`, Canonical).  Memory O(nnz + n).
+    """
+    if not sp.issparse(X):
+        Xd, yv = check_data(X, y, nonzero=nonzero)
+        if Xd.dtype == object:
+            raise ValueError("X must hold float64 numbers for the sparse code path (mpf entries are not supported)")
+        return check_csr(sp.csr_matrix(Xd)), yv
+    C = check_csr(X)
+    _, yv = check_data(np.ones((C.shape[0], 1)), y, nonzero=False)  # the one label validator
+    if nonzero:
+        _reject_zero_rows(np.flatnonzero(np.diff(C.indptr) == 0))
+    return C, yv
 
 
 def _reject_zero_rows(zero: np.ndarray) -> None:
@@ -235,23 +321,31 @@ def check_int(name: str, value, *, low: int = 0) -> int:
 # -- readers ------------------------------------------------------------------------------------
 
 
-def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
-    """Read a LIBSVM / svmlight file (plain or ``.gz``) into a dense ``(X, y)``.
+def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, np.ndarray]:
+    """Read a LIBSVM / svmlight file (plain or ``.gz``) into a sparse ``(X, y)``.
 
     Lines are ``label index:value index:value ...`` with 1-based indices; ``#`` starts a
     comment.  Labels must be +1/-1 (``1``, ``+1``, ``-1``, ``1.0`` ...); a 0/1 file raises.
+    An index repeated on a line keeps its last value.
 
     Parameters
     ----------
     path : str or Path
     n_features : int, optional
         Number of columns; default: the largest index seen.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, shape (n, d)
+        Canonical CSR (:func:`check_csr`), memory O(nnz + n); ``X.toarray()`` for a dense copy.
+        Every public function of :mod:`reference` accepts it.
+    y : ndarray of int64
     """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"data file {str(path)!r} does not exist; pass the path of a LIBSVM file")
     opener = gzip.open if path.suffix == ".gz" else open
-    labels, rows, width = [], [], 0
+    labels, indptr, indices, values, width = [], [0], [], [], 0
     with opener(path, "rt") as fh:
         for lineno, line in enumerate(fh, 1):
             line = line.split("#", 1)[0].strip()
@@ -259,7 +353,7 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.
                 continue
             parts = line.split()
             try:
-                labels.append(float(parts[0]))
+                label = float(parts[0])
                 row = {}
                 for tok in parts[1:]:
                     k, v = tok.split(":", 1)
@@ -270,21 +364,27 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.
                     width = max(width, idx)
             except ValueError as exc:
                 raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
-            rows.append(row)
-    if not rows:
+            labels.append(label)
+            for j in sorted(row):
+                indices.append(j)
+                values.append(row[j])
+            indptr.append(len(indices))
+    if not labels:
         raise ValueError(f"data file {str(path)!r} has no data lines")
     if n_features is not None:
         if n_features < width:
             raise ValueError(f"n_features={n_features} but the file uses feature index {width}; raise n_features")
         width = n_features
-    X = np.zeros((len(rows), width))
-    for i, row in enumerate(rows):
-        for j, v in row.items():
-            X[i, j] = v
     y = np.array(labels)
     if not np.all(np.isin(y, (-1.0, 1.0))):
         raise ValueError(f"{path}: labels must be +1/-1, found {sorted(set(y.tolist()))[:5]}; relabel the file")
-    return X, y.astype(np.int64)
+    X = sp.csr_matrix(
+        (np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), np.array(indptr, dtype=np.int64)),
+        shape=(len(labels), width),
+    )
+    if width == 0:
+        return X, y.astype(np.int64)
+    return check_csr(X), y.astype(np.int64)
 
 
 def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -246,12 +247,15 @@ def test_load_libsvm_plain_and_gz(tmp_path):
     f = tmp_path / "d.svm"
     f.write_text(text)
     X, y = ref.load_libsvm(f)
+    assert sp.isspmatrix_csr(X) and X.nnz == 4
+    X = X.toarray()
     assert X.tolist() == [[0.5, 0.0, -1.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.5]]
     assert y.tolist() == [1, -1, 1]
     g = tmp_path / "d.svm.gz"
     with gzip.open(g, "wt") as fh:
         fh.write(text)
     X2, y2 = ref.load_libsvm(g, n_features=5)
+    X2 = X2.toarray()
     assert X2.shape == (3, 5) and np.array_equal(X2[:, :3], X) and y2.tolist() == y.tolist()
 
 

@@ -59,7 +59,7 @@ def _heart(limit: int = 80):
     path = resources.files("reference.data_files") / "heart_scale.txt"
     with resources.as_file(path) as p:
         X, y = reference.load_libsvm(p, n_features=13)
-    return X[:limit], y[:limit]
+    return X[:limit].toarray(), y[:limit]
 
 
 def demo_instances() -> Dict[str, dict]:

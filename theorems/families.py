@@ -372,7 +372,8 @@ def _load_real(name: str) -> Tuple[np.ndarray, np.ndarray]:
     path = root / name / fname
     if not path.is_file():
         raise FileNotFoundError(str(path))
-    return reference.load_libsvm(path, n_features=nf)
+    X, y = reference.load_libsvm(path, n_features=nf)
+    return X.toarray(), y  # the families subsample and transform rows densely
 
 
 def real_available() -> List[str]:

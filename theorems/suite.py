@@ -61,7 +61,7 @@ def heart_scale_instance(rows: int = 40) -> Instance:
     real data, nothing planted; flag ``real_data``)."""
     path = Path(reference.__file__).parent / "data_files" / "heart_scale.txt"
     X, y = reference.load_libsvm(path)
-    X, y = X[:rows], y[:rows]
+    X, y = X[:rows].toarray(), y[:rows]
     keep = np.any(X != 0, axis=1)
     return Instance(name=f"heart_scale[:{rows}]", X=X[keep], y=y[keep], flags=("real_data",))
 
