@@ -8,10 +8,12 @@ and returns a :class:`Result` whose claim was verified before it was returned.
 """
 
 from .arithmetic import Arithmetic, arithmetic, g_norm, project_simplex, softmax
-from .data import augment, extend, load_libsvm, load_npz, reflect
+from .data import augment, drop_zero_rows, extend, load_libsvm, load_npz, reflect
 from .dynamic_margin import pdm, pdm_succ, pfm
 from .gram import gram, kernel_matrix, signed_gram
+from .data_margin import DataMargin, margin_from_data
 from .margin import Margin, margin
+from .patterns import Patterns, make_patterns
 from .perceptrons import nkp, normalized_perceptron, perceptron
 from .result import CERTIFICATE, MAX_ITER, SEPARATOR, Result
 from .smoothed import isnkpvn, snkp, snkpvn
@@ -34,12 +36,15 @@ __all__ = [
     "ALGORITHMS",
     "Arithmetic",
     "CERTIFICATE",
+    "DataMargin",
+    "Patterns",
     "MAX_ITER",
     "Margin",
     "Result",
     "SEPARATOR",
     "arithmetic",
     "augment",
+    "drop_zero_rows",
     "extend",
     "g_norm",
     "gram",
@@ -48,6 +53,8 @@ __all__ = [
     "load_libsvm",
     "load_npz",
     "margin",
+    "margin_from_data",
+    "make_patterns",
     "nkp",
     "normalized_perceptron",
     "nvn",

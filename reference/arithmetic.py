@@ -24,6 +24,8 @@ import mpmath
 import numpy as np
 
 __all__ = [
+    "MACHINE_EPS",
+    "UNIT_ROUNDOFF",
     "Arithmetic",
     "arithmetic",
     "softmax",
@@ -32,6 +34,13 @@ __all__ = [
     "log_mean_exp",
     "to_float",
 ]
+
+
+#: Machine epsilon of IEEE float64, 2^-52: the gap between 1 and the next float.
+MACHINE_EPS = 2.0**-52
+#: Unit round-off of IEEE float64 (round to nearest), u = 2^-53 = MACHINE_EPS / 2: the bound
+#: |fl(x op y) - x op y| <= u |x op y| of the standard model  [Higham, Sec. 2.2].
+UNIT_ROUNDOFF = 2.0**-53
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
     margins demo                      every algorithm on a small built-in suite, one table
     margins run ALGORITHM --data FILE run one algorithm on a LIBSVM or .npz file
+    margins margin --data FILE        the certified max margin of a data set (at scale)
     margins check [--json]            every registered theorem check on the built-in suite
     margins bounds TARGET [...]       how tight is a bound: sweep, search, worst case (theorems.bounds)
     margins validate ALGORITHM MODULE:CALLABLE | --answers FILE | --trace FILE [--cases DIR]   check an implementation
@@ -139,6 +140,36 @@ def cmd_run(args) -> int:
     return 0
 
 
+# -- margin -----------------------------------------------------------------------------------------
+
+
+def _optional_float(text: str) -> Optional[float]:
+    """A float, or ``none`` for None (e.g. ``--rho none``: no augmentation)."""
+    return None if text.lower() == "none" else float(text)
+
+
+def cmd_margin(args) -> int:
+    X, y = _load_data(args)
+    M = reference.margin_from_data(X, y, rho=args.rho, Delta=args.Delta, normalize=args.normalize)
+    d = M.as_dict()
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    verdict = {True: "separable (certified: lower > 0)", False: "NOT separable (certified exactly: Gordan)", None: "undecided"}
+    rows = [
+        ("data", f"{args.data}: m = {M.m} points, d = {M.d} features, nnz = {M.nnz}, R = {_fmt(M.R, 6)}"),
+        ("patterns", f"rho = {M.rho}, Delta = {M.Delta}, normalize = {M.normalize}"),
+        ("margin", f"{M.lower!r} <= gamma <= {M.upper!r}"),
+        ("width", f"relative {_fmt(M.relative_width, 3)}"),
+        ("verdict", verdict[M.separable]),
+        ("method", M.method),
+        ("time", f"{M.seconds:.2f} s"),
+    ]
+    for k, v in rows:
+        print(f"{k:>9}: {v}")
+    return 0
+
+
 # -- check ------------------------------------------------------------------------------------------
 
 
@@ -234,6 +265,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
     r.add_argument("--json", action="store_true")
 
+    mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
+    mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
+    mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    mg.add_argument("--limit", type=int, default=None, help="use only the first N points")
+    mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
+    mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
+    mg.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5 (gamma_d of the 2-norm soft margin)")
+    mg.add_argument("--normalize", action="store_true", help="RP14's normalized points (rho_2 = rho_K, linear kernel)")
+    mg.add_argument("--json", action="store_true", help="print a JSON object (lower, upper, method, m, d, nnz, ...)")
+
     b = sub.add_parser("bounds", help="explore how tight a paper bound is: sweep, search, worst case (see README)")
     from .bounds import add_arguments as _bounds_arguments
 
@@ -268,7 +309,7 @@ def cmd_bounds(args) -> int:
     return bounds_main(args, getattr(args, "_argv", None))
 
 
-COMMANDS = {"demo": cmd_demo, "run": cmd_run, "check": cmd_check, "bounds": cmd_bounds, "validate": cmd_validate, "export-cases": cmd_export_cases}
+COMMANDS = {"demo": cmd_demo, "run": cmd_run, "margin": cmd_margin, "check": cmd_check, "bounds": cmd_bounds, "validate": cmd_validate, "export-cases": cmd_export_cases}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

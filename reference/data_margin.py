@@ -1,0 +1,498 @@
+"""Certified max margins of a data set at scale: from X (dense or CSR), no n x n matrix.
+
+Linear kernel.  The patterns are those of PT11 (:mod:`reference.patterns`),
+
+    y_k = l_k [x_k, rho, Delta e_k]     (augmentation rho, reflection, extended space Delta),
+
+or, with ``normalize=True``, RP14's normalized points y_k = l_k [x_k, rho] / ||[x_k, rho]||
+(rho_2 of RP14 Sec. 2; = rho_K for the linear kernel).  The margin is
+
+    gamma := max_{||u|| = 1} min_k u . y_k                               [PT11 eq. (1); RP14 Sec. 2]
+
+As in :mod:`reference.margin`, an *untrusted search* produces witnesses and a *trusted
+certification* evaluates them with an a-priori bound on every rounding error (Higham's
+gamma_n = n u / (1 - n u), n the number of terms actually summed):
+
+* any u with min_k u . y_k > 0 gives ``gamma >= min_k u . y_k / ||u||``  (definition);
+* any beta >= 0, beta != 0 gives ``gamma <= ||sum_k beta_k y_k|| / sum_k beta_k``   [RP14 Lemma 3];
+* a nonzero c >= 0 with sum_k c_k y_k = 0 *exactly* proves gamma <= 0: no u has u . y_k > 0 for
+  every k (Gordan's alternative, [RP14 Lemma 6]).  It is checked in rational arithmetic (the
+  float data are rationals) on a support of at most d + 2 points (Caratheodory).
+
+Searches (their correctness is irrelevant to the claim):
+
+* ``Delta > 0``: the hard margin in the extended space is the L2-loss SVM in d + 1 dimensions,
+  min_v ||v||^2 + Delta^-2 sum_k max(0, 1 - v . z_k)^2 (the extended coordinates are
+  s_k = max(0, 1 - v . z_k)/Delta), strongly convex and piecewise quadratic: semismooth Newton
+  with the generalized Hessian 2 I + 2 Delta^-2 Z_I^T Z_I (a (d+1) x (d+1) matrix) converges in
+  a few dozen steps to machine precision.  Witnesses: u = [v, l_k s_k], beta_k = s_k / Delta.
+* no Delta: a linear program (HiGHS) decides whether 0 is in conv{y_k}: a vertex of
+  {p >= 0, sum p = 1, sum p_k z_k = 0} has at most d + 2 points, which the rational check
+  then certifies.  Otherwise the data are separable and Wolfe's min-norm-point algorithm in
+  primal form (its corral has at most d + 2 points) gives u = sum p_k y_k and beta = p.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .arithmetic import UNIT_ROUNDOFF
+from .data import check_real
+from .patterns import Patterns, make_patterns
+
+__all__ = ["DataMargin", "margin_from_data", "certified_lower", "certified_upper", "gordan_certificate"]
+
+#: Newton on the L2-SVM: at most this many steps; it stops once a full step keeps the active
+#: set {k : v . z_k < 1} (then v is the minimizer of that piece's quadratic: the optimum).
+NEWTON_MAX_STEPS = 200
+#: LP weights below this are treated as 0 when reading the support of a Gordan certificate.
+LP_SUPPORT_TOL = 1e-12
+#: Wolfe's optimality test p^T K p - min_i (K p)_i <= WOLFE_RTOL p^T K p (primal form).
+WOLFE_RTOL = 1e-14
+WOLFE_MAX_ITER = 100_000
+
+
+@dataclass(frozen=True)
+class DataMargin:
+    """A certified margin of a data set: ``lower <= gamma <= upper``.
+
+    Attributes
+    ----------
+    lower, upper : float
+        Certified bounds (float64, rounding accounted for).  ``upper = 0`` with
+        ``separable=False`` is exact (Gordan); ``lower = -R`` there is only the trivial bound.
+    value : float
+        Best estimate, inside [lower, upper].
+    separable : bool or None
+        True: certified lower > 0.  False: certified 0 in conv{y_k} (Gordan).  None: undecided.
+    u : ndarray or None
+        Witness of ``lower``, in the pattern layout [weights, bias, extended coordinates].
+    beta : ndarray or None
+        Witness of ``upper``: nonnegative coefficients of the patterns (of the unnormalized
+        z_k with ``normalize``, see :func:`certified_upper`).
+    gordan : tuple or None
+        ``(support, c)``: indices and exact nonnegative rationals with sum_k c_k y_k = 0.
+    method : str
+    m, d, nnz : int
+        Data size (d = features of X, before augmentation).
+    R : float
+        max_k ||y_k|| (rounded up).
+    rho, Delta : float or None
+    normalize : bool
+    seconds : float
+        Wall-clock time of the whole computation.
+    """
+
+    lower: float
+    upper: float
+    value: float
+    separable: Optional[bool]
+    u: Optional[np.ndarray]
+    beta: Optional[np.ndarray]
+    gordan: Optional[Tuple[Tuple[int, ...], Tuple[Fraction, ...]]]
+    method: str
+    m: int
+    d: int
+    nnz: int
+    R: float
+    rho: Optional[float]
+    Delta: Optional[float]
+    normalize: bool
+    seconds: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def relative_width(self) -> float:
+        """(upper - lower) / |value| (inf if value is 0 and the interval is not a point)."""
+        w = self.upper - self.lower
+        if w == 0:
+            return 0.0
+        return w / abs(self.value) if self.value != 0 else math.inf
+
+    def as_dict(self) -> dict:
+        """JSON-friendly summary (the witnesses are omitted; ``gordan`` as index / numerator / denominator)."""
+        out = {
+            "lower": self.lower, "upper": self.upper, "value": self.value, "relative_width": self.relative_width,
+            "separable": self.separable, "method": self.method, "m": self.m, "d": self.d, "nnz": self.nnz,
+            "R": self.R, "rho": self.rho, "Delta": self.Delta, "normalize": self.normalize,
+            "seconds": self.seconds, **{k: v for k, v in self.info.items()},
+        }  # fmt: skip
+        if self.gordan is not None:
+            out["gordan_support"] = [int(i) for i in self.gordan[0]]
+        return out
+
+
+# -- rounding: a-priori bounds (standard model of floating-point arithmetic) ---------------------------
+
+
+def _gamma(n):
+    """Higham's gamma_n = n u / (1 - n u) (elementwise for an array n)."""
+    n = np.asarray(n, dtype=np.float64)
+    return n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
+
+
+def _down(x):
+    """A float <= x for a float x computed with relative error <= 2u (one or two roundings)."""
+    return x * (1 - 4 * UNIT_ROUNDOFF) if x > 0 else x * (1 + 4 * UNIT_ROUNDOFF)
+
+
+def _up(x):
+    return x * (1 + 4 * UNIT_ROUNDOFF) if x > 0 else x * (1 - 4 * UNIT_ROUNDOFF)
+
+
+def _row_norm_bounds(P: Patterns) -> Tuple[np.ndarray, np.ndarray]:
+    """Certified lo <= ||z_k|| <= hi for z_k = l_k [x_k, rho] (for normalized patterns)."""
+    sq = P.X().multiply(P.X()).sum(axis=1).A1  # sum of nnz_k squares
+    n = np.diff(P.indptr) + 1
+    if P.rho is not None:
+        sq = sq + float(P.rho) ** 2
+        n = n + 1
+    g = 2 * _gamma(n + 1)
+    lo = np.sqrt(sq * (1 - g)) * (1 - 4 * UNIT_ROUNDOFF)
+    hi = np.sqrt(sq * (1 + g)) * (1 + 4 * UNIT_ROUNDOFF)
+    return lo, hi
+
+
+def _col_counts(P: Patterns) -> np.ndarray:
+    """Number of terms in each entry of Y^T beta (the column counts of the patterns)."""
+    c = np.bincount(P.indices, minlength=P.n_features).astype(np.float64)
+    if P.rho is not None:
+        c = np.append(c, float(P.m))
+    return c
+
+
+def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> float:
+    """A float ``<= min_k u . y_k / ||u||`` (``y_k / ||y_k||`` with ``normalize``), or ``-inf``.
+
+    Every dot product a . y_k is computed with error at most gamma_{n_k + 1} |a| . |y_k|,
+    n_k = nnz(y_k) [Higham, Thm 3.5]; the bound itself is evaluated with a safety factor 2.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    if u.shape != (P.dim,) or not np.all(np.isfinite(u)):
+        raise ValueError(f"u must be a finite vector of length {P.dim} (the pattern space), got shape {u.shape}")
+    N = P.matvec(u)
+    e = 2 * _gamma(P.row_nnz() + 2) * P.abs_matvec(u)
+    lo = N - e
+    if normalize:
+        nlo, nhi = _row_norm_bounds(P)
+        r = np.where(lo > 0, lo / nhi, lo / nlo)
+        r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF))
+    else:
+        r = lo
+    num = float(np.min(r))
+    Q = float(u @ u)
+    gq = 2 * float(_gamma(P.dim + 1))
+    if num > 0:
+        return _down(num / math.sqrt(_up(Q * (1 + gq))))
+    if Q * (1 - gq) > 0:
+        return _down(num / math.sqrt(_down(Q * (1 - gq))))
+    return -math.inf
+
+
+def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -> float:
+    """A float ``>= ||sum_k beta_k y_k|| / sum_k beta_k``  [RP14 Lemma 3], for beta >= 0, beta != 0.
+
+    With ``normalize`` the patterns are y_k = z_k / ||z_k||: then ``beta`` are the coefficients of
+    the z_k, i.e. p_k = beta_k ||z_k||, and the bound is ||Z^T beta|| / sum_k beta_k ||z_k||.
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    if beta.shape != (P.m,) or not np.all(np.isfinite(beta)) or np.any(beta < 0) or not np.any(beta > 0):
+        raise ValueError(f"beta must be a finite nonnegative nonzero vector of length {P.m}")
+    Z = P.Z()
+    w = Z.T @ beta
+    e = 2 * _gamma(_col_counts(P) + 1) * (abs(Z).T @ beta)
+    W = float(np.sum((np.abs(w) + e) ** 2))
+    W = W * (1 + 2 * float(_gamma(P.d0 + 2)))
+    if P.Delta is not None:  # extended coordinates Delta l_k beta_k: one rounding each
+        E = float(np.sum((P.Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4)))
+        W = W + E
+    W = _up(W)
+    if normalize:
+        nlo, _ = _row_norm_bounds(P)
+        s = float(np.sum(beta * nlo))
+    else:
+        s = float(np.sum(beta))
+    s = s * (1 - 2 * float(_gamma(P.m + 2)))
+    return _up(_up(math.sqrt(W)) / _down(s))
+
+
+# -- Gordan: an exact certificate that 0 is in the hull -------------------------------------------------
+
+
+def _exact_null_combination(P: Patterns, S: np.ndarray) -> Optional[Tuple[Fraction, ...]]:
+    """Rational c on the support S with sum_{k in S} c_k z_k = 0 and sum c_k = 1, c >= 0, or None.
+
+    Gaussian elimination over Q on the (d0 + 1) x |S| system [Z_S^T; 1^T] c = [0; 1] (sparse rows,
+    exact Fractions), then an independent exact re-evaluation of sum c_k z_k.
+    """
+    Z = P.Z()[S].tocsc()
+    k = len(S)
+    rows = []  # equations as {column: Fraction}, rhs
+    for j in range(Z.shape[1]):
+        lo, hi = Z.indptr[j], Z.indptr[j + 1]
+        if hi > lo:
+            rows.append(({int(i): Fraction(float(v)) for i, v in zip(Z.indices[lo:hi], Z.data[lo:hi])}, Fraction(0)))
+    rows.append(({i: Fraction(1) for i in range(k)}, Fraction(1)))
+    pivots = []  # (column, normalized pivot row, rhs)
+    for col in range(k):
+        cands = [r for r in rows if col in r[0]]
+        if not cands:
+            continue  # a free column: c_col = 0
+        piv = min(cands, key=lambda r: len(r[0]))  # the sparsest row: little fill-in
+        rows = [r for r in rows if r is not piv]
+        a = piv[0][col]
+        coeffs = {c: v / a for c, v in piv[0].items()}
+        rhs = piv[1] / a
+        new_rows = []
+        for r_coeffs, r_rhs in rows:
+            f = r_coeffs.get(col)
+            if f is None:
+                new_rows.append((r_coeffs, r_rhs))
+                continue
+            rc = dict(r_coeffs)
+            for c, v in coeffs.items():
+                nv = rc.get(c, Fraction(0)) - f * v
+                if nv:
+                    rc[c] = nv
+                else:
+                    rc.pop(c, None)
+            new_rows.append((rc, r_rhs - f * rhs))
+        rows = new_rows
+        pivots.append((col, coeffs, rhs))
+    if any(r_rhs != 0 for _, r_rhs in rows):  # every remaining row is 0 = r_rhs
+        return None  # inconsistent: no combination on S
+    c = [Fraction(0)] * k  # back substitution, free variables 0
+    for col, coeffs, rhs in reversed(pivots):
+        c[col] = rhs - sum((v * c[j] for j, v in coeffs.items() if j != col), Fraction(0))
+    if any(v < 0 for v in c) or sum(c) != 1:
+        return None
+    # independent exact re-evaluation: sum_k c_k z_k == 0
+    Zr = P.Z()[S].tocsr()
+    acc = {}
+    for i in range(k):
+        if c[i]:
+            for j, v in zip(Zr.indices[Zr.indptr[i] : Zr.indptr[i + 1]], Zr.data[Zr.indptr[i] : Zr.indptr[i + 1]]):
+                acc[int(j)] = acc.get(int(j), Fraction(0)) + c[i] * Fraction(float(v))
+    if any(v != 0 for v in acc.values()):
+        return None
+    return tuple(c)
+
+
+def gordan_certificate(P: Patterns) -> Optional[Tuple[Tuple[int, ...], Tuple[Fraction, ...]]]:
+    """Find and verify exactly a convex combination of the patterns that is 0  [RP14 Lemma 6].
+
+    Returns ``(support, c)`` with c_k > 0 rationals summing to 1 and sum_k c_k z_k = 0 exactly
+    (z_k = l_k [x_k, rho]; the extended space has no such combination), or ``None`` if the LP
+    says the data are separable or its vertex does not verify exactly.
+    """
+    from scipy.optimize import linprog
+
+    if P.Delta is not None:
+        return None
+    Z = P.Z()
+    A = sp.vstack([Z.T, sp.csr_matrix(np.ones((1, P.m)))]).tocsc()
+    b = np.zeros(P.d0 + 1)
+    b[-1] = 1.0
+    res = linprog(np.zeros(P.m), A_eq=A, b_eq=b, bounds=(0, None), method="highs-ds")
+    if res.status != 0 or res.x is None:
+        return None
+    S = np.flatnonzero(res.x > LP_SUPPORT_TOL)
+    c = _exact_null_combination(P, S)
+    if c is None:
+        return None
+    keep = [i for i in range(len(S)) if c[i] > 0]
+    return tuple(int(S[i]) for i in keep), tuple(c[i] for i in keep)
+
+
+# -- searches (untrusted) ----------------------------------------------------------------------------------
+
+
+def _newton_l2svm(P: Patterns) -> Tuple[np.ndarray, np.ndarray, int]:
+    """min_v ||v||^2 + Delta^-2 sum_k max(0, 1 - v . z_k)^2 by semismooth Newton; returns (v, s, steps).
+
+    s_k = max(0, 1 - v . z_k) / Delta are the extended coordinates (the slack of PT11 Sec. 5).
+    """
+    Z = P.Z()
+    D2 = float(P.Delta) ** 2
+    v = np.zeros(P.d0)
+
+    def f(v):
+        r = np.maximum(1 - Z @ v, 0)
+        return v @ v + (r @ r) / D2
+
+    steps = 0
+    I = np.arange(P.m)  # at v = 0 every k has 1 - v.z_k = 1 > 0
+    while steps < NEWTON_MAX_STEPS:
+        steps += 1
+        r = 1 - Z @ v
+        ZI = Z[I]
+        g = 2 * v - (2 / D2) * (ZI.T @ r[I])
+        H = 2 * np.eye(P.d0) + (2 / D2) * (ZI.T @ ZI).toarray()  # generalized Hessian on the active set
+        step = np.linalg.solve(H, -g)
+        t, f0, slope = 1.0, f(v), g @ step
+        while f(v + t * step) > f0 + 1e-4 * t * slope and t > 1e-12:  # Armijo backtracking
+            t /= 2
+        v = v + t * step
+        I_new = np.flatnonzero(1 - Z @ v > 0)
+        if t == 1.0 and np.array_equal(I_new, I):
+            break  # v minimizes the quadratic of its own active set: the optimum (to round-off)
+        I = I_new
+    s = np.maximum(1 - Z @ v, 0) / float(P.Delta)
+    return v, s, steps
+
+
+def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
+    """Wolfe's min-norm point of conv{rows of Yn}, in primal form (K_SS = Y_S Y_S^T only); returns (p, iters, converged).
+
+    The same major / minor cycles as :func:`reference.margin._wolfe`, with K p = Yn (Yn^T p).
+    """
+    m = Yn.shape[0]
+    sq = Yn.multiply(Yn).sum(axis=1).A1
+    j0 = int(np.argmin(sq))
+    S = [j0]
+    w_S = np.array([1.0])
+    it, converged = 0, False
+
+    def affine_min(S):
+        YS = Yn[S].toarray()
+        K = YS @ YS.T
+        n = len(S)
+        A = np.ones((n + 1, n + 1))
+        A[:n, :n] = K
+        A[n, n] = 0
+        rhs = np.zeros(n + 1)
+        rhs[n] = 1
+        try:
+            return np.linalg.solve(A, rhs)[:n]
+        except np.linalg.LinAlgError:
+            return np.linalg.lstsq(A, rhs, rcond=None)[0][:n]
+
+    while it < WOLFE_MAX_ITER:
+        it += 1
+        x = Yn[S].T @ w_S  # the current point sum p_k y_k
+        Kp = Yn @ x
+        q = x @ x
+        j = int(np.argmin(Kp))
+        if q - Kp[j] <= WOLFE_RTOL * q:
+            converged = True
+            break
+        if j in S:
+            break
+        S.append(j)
+        w_S = np.append(w_S, 0.0)
+        while True:  # minor cycle
+            a = affine_min(S)
+            if np.all(a > 0):
+                w_S = a
+                break
+            it += 1
+            neg = np.flatnonzero(a <= 0)
+            ratios = w_S[neg] / (w_S[neg] - a[neg])
+            theta = float(np.min(ratios))
+            w_S = w_S + theta * (a - w_S)
+            w_S[neg[int(np.argmin(ratios))]] = 0.0
+            keep = w_S > 0
+            S = [s for s, k in zip(S, keep) if k]
+            w_S = w_S[keep]
+    p = np.zeros(m)
+    p[S] = w_S / w_S.sum()
+    return p, it, converged
+
+
+# -- the public function -------------------------------------------------------------------------------------
+
+
+def _R(P: Patterns, normalize: bool) -> float:
+    if normalize:
+        return 1.0
+    sq = P.X().multiply(P.X()).sum(axis=1).A1
+    extra = (float(P.rho) ** 2 if P.rho is not None else 0.0) + (float(P.Delta) ** 2 if P.Delta is not None else 0.0)
+    return _up(math.sqrt(_up(float(np.max(sq + extra)) * (1 + 2 * float(_gamma(P.indptr.max() + 3))))))
+
+
+def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float] = None, normalize: bool = False) -> DataMargin:
+    """The certified max margin of a data set, linear kernel, in O(nnz + m) memory.
+
+    Parameters
+    ----------
+    X : array_like or scipy.sparse matrix, shape (m, d)
+        The points (rows).  As :func:`reference.load_libsvm` returns them, or dense.
+    y : array_like, shape (m,)
+        Labels +1 / -1.
+    rho : float, optional
+        Augmentation x_k -> [x_k, rho] (a bias; PT11 Sec. 2).  Default: none.
+    Delta : float, optional
+        The extended space of PT11 Sec. 5: every data set is separable there, with margin
+        gamma_d >= Delta / sqrt(m); the 2-norm soft margin.  Default: the original space.
+    normalize : bool
+        RP14's normalized points y_k / ||y_k|| (rho_2; equal to rho_K for the linear kernel).
+        Not combined with Delta.
+
+    Returns
+    -------
+    DataMargin
+        ``lower <= gamma <= upper`` with witnesses.  With Delta: relative width ~1e-12.  Without:
+        separable data get the same; non-separable data get ``separable=False`` with an exact
+        Gordan certificate and ``[lower, upper] = [-R, 0]`` (the negative margin is not bounded
+        tightly here; :func:`reference.margin` on a Gram matrix does it for small m).
+
+    Raises
+    ------
+    ValueError
+        Bad data (as every public function), rho or Delta <= 0, ``normalize`` with ``Delta``,
+        zero rows with ``normalize`` or without rho and Delta.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise ValueError(f"normalize must be True or False, got {normalize!r}")
+    if normalize and Delta is not None:
+        raise ValueError("normalize=True (RP14's rho_2) has no extended space; pass Delta=None, or normalize=False for PT11's gamma_d")
+    if rho is not None:
+        check_real("rho", rho, low=0, hint="pass e.g. rho=1.0, or rho=None for no augmentation")
+    if Delta is not None:
+        check_real("Delta", Delta, low=0, hint="pass e.g. Delta=1.0, or Delta=None for the original space")
+    P = make_patterns(X, y, rho=None if rho is None else float(rho), Delta=None if Delta is None else float(Delta))
+    if normalize and P.rho is None and np.any(np.diff(P.indptr) == 0):
+        make_patterns(X, y, rho=None, Delta=None)  # raises the zero-row error
+    base = dict(m=P.m, d=P.n_features, nnz=P.nnz, R=_R(P, normalize), rho=P.rho, Delta=P.Delta, normalize=bool(normalize))
+    if P.Delta is not None:
+        v, s, steps = _newton_l2svm(P)
+        u = np.concatenate([v, P.labels * s])  # [weights, bias, extended coordinates l_k s_k]
+        beta = s / P.Delta
+        lo, up = certified_lower(P, u), certified_upper(P, beta)
+        method = (f"extended space (Delta={P.Delta:g}): L2-SVM primal by semismooth Newton ({steps} steps); "
+                  "lower = min_k u.y_k/||u||, upper = ||sum beta_k y_k||/sum beta_k [RP14 Lemma 3], rounding bounded")
+        return DataMargin(lower=lo, upper=up, value=min(max(1 / math.sqrt(float(u @ u)), lo), up), separable=lo > 0,
+                          u=u, beta=beta, gordan=None, method=method, seconds=time.perf_counter() - t0,
+                          info={"newton_steps": steps}, **base)  # fmt: skip
+    cert = gordan_certificate(P)
+    if cert is not None:
+        method = (f"not separable: 0 = sum_k c_k y_k with c >= 0 on {len(cert[0])} points, verified exactly in "
+                  "rational arithmetic (Gordan, [RP14 Lemma 6]); upper = 0 exact; lower = -R is only the "
+                  "trivial bound (the negative margin is NOT certified tight)")
+        return DataMargin(lower=-base["R"], upper=0.0, value=0.0, separable=False, u=None, beta=None, gordan=cert,
+                          method=method, seconds=time.perf_counter() - t0, info={"support": len(cert[0])}, **base)  # fmt: skip
+    Z = P.Z()
+    if normalize:
+        nrm = np.sqrt(Z.multiply(Z).sum(axis=1).A1)
+        Yn = sp.diags(1 / nrm) @ Z
+    else:
+        Yn = Z
+    p, it, conv = _wolfe_primal(Yn.tocsr())
+    u = Yn.T @ p
+    beta = p / nrm if normalize else p
+    lo, up = certified_lower(P, u, normalize=normalize), certified_upper(P, beta, normalize=normalize)
+    sep = True if lo > 0 else None
+    method = (f"{'separable' if sep else 'undecided'}: Wolfe min-norm point in primal form ({it} cycles, "
+              f"support {int(np.count_nonzero(p))}); lower = min_k u.y_k/||u||, upper = ||sum beta_k y_k||/sum beta_k "
+              "[RP14 Lemma 3], rounding bounded")
+    value = min(max(math.sqrt(float(u @ u)), lo), up)
+    return DataMargin(lower=lo, upper=up, value=value, separable=sep, u=u, beta=beta, gordan=None, method=method,
+                      seconds=time.perf_counter() - t0, info={"wolfe_cycles": it, "wolfe_converged": conv}, **base)  # fmt: skip

@@ -1,0 +1,236 @@
+"""Certified margins of a data set at scale (reference.margin_from_data): planted margins,
+agreement with the dense reference.margin, exact Gordan certificates, witnesses that the
+certification does not trust, dense vs CSR bit for bit, and the real data sets (slow)."""
+
+import math
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference as ref
+from reference import data_margin as dm
+from reference.patterns import make_patterns
+
+DATA = Path("/work/shared/data")
+
+
+def _heart():
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        return ref.load_libsvm(p, n_features=13)
+
+
+def _dense_margin(X, y, rho, Delta):
+    Y = make_patterns(X, y, rho=rho, Delta=Delta).dense()
+    return ref.margin(Y @ Y.T)
+
+
+def test_planted_margins_without_delta():
+    # {(1, 0), (0, 1)}, both labelled +1: gamma = 1/sqrt(2) (the min-norm point (1/2, 1/2))
+    M = ref.margin_from_data(np.array([[1.0, 0.0], [0.0, 1.0]]), [1, 1])
+    assert M.separable is True and M.lower <= 1 / math.sqrt(2) <= M.upper and M.relative_width < 1e-13
+    # normalized: the scale of the points does not matter (rho_2)
+    Mn = ref.margin_from_data(np.array([[2.0, 0.0], [0.0, 3.0]]), [1, 1], normalize=True)
+    assert Mn.lower <= 1 / math.sqrt(2) <= Mn.upper and Mn.relative_width < 1e-13
+    # unnormalized the same points have margin 6/sqrt(13) (distance from 0 to the segment)
+    Mu = ref.margin_from_data(np.array([[2.0, 0.0], [0.0, 3.0]]), [1, 1])
+    assert Mu.lower <= 6 / math.sqrt(13) <= Mu.upper and Mu.relative_width < 1e-13
+
+
+def test_planted_margin_in_the_extended_space():
+    # one point x = (1), label +1, rho = None, Delta = 1: y = (1, 1), gamma_d = sqrt(2)
+    M = ref.margin_from_data(np.array([[1.0]]), [1], Delta=1.0)
+    assert M.lower <= math.sqrt(2) <= M.upper and M.relative_width < 1e-13
+    # x_1 = x_2 = (1) with labels +1, -1 (not separable), Delta: gamma_d = Delta / sqrt(2) (exact: the
+    # patterns (1, D, 0), (-1, 0, -D) have min-norm point (y_1 + y_2)/2 = (0, D/2, -D/2))
+    for D in (0.5, 1.0, 3.0):
+        M = ref.margin_from_data(np.array([[1.0], [1.0]]), [1, -1], Delta=D)
+        assert M.lower <= D / math.sqrt(2) <= M.upper and M.relative_width < 1e-12, D
+
+
+@pytest.mark.parametrize("kw", [dict(rho=1.0, Delta=1.0), dict(rho=None, Delta=0.5), dict(rho=2.0, Delta=3.0)])
+def test_agrees_with_the_dense_margin_on_heart_scale(kw):
+    X, y = _heart()
+    X, y = X[:120], y[:120]
+    M = ref.margin_from_data(X, y, **kw)
+    D = _dense_margin(X, y, kw["rho"], kw["Delta"])
+    assert M.lower <= D.upper and D.lower <= M.upper  # both intervals contain the margin
+    assert M.relative_width < 1e-11 and abs(M.value - D.value) <= 1e-9 * D.value
+
+
+def test_separable_without_delta_agrees_with_the_dense_margin():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 4))
+    w = np.array([1.0, -2.0, 0.5, 1.0])
+    y = np.where(X @ w > 0, 1, -1)
+    X = X + 0.3 * y[:, None] * w / np.linalg.norm(w)  # a planted gap around the hyperplane
+    for normalize in (False, True):
+        M = ref.margin_from_data(X, y, rho=None, normalize=normalize)
+        G = ref.gram(X, y) if normalize else ref.signed_gram(X, y)
+        D = ref.margin(G)
+        assert M.separable is True and D.feasible is True
+        assert M.lower <= D.upper and D.lower <= M.upper and M.relative_width < 1e-9
+
+
+def _exact_zero(X, y, rho, support, c):
+    acc = [Fraction(0)] * (X.shape[1] + (rho is not None))
+    for k, ck in zip(support, c):
+        row = list(X[k]) + ([rho] if rho is not None else [])
+        for j, v in enumerate(row):
+            acc[j] += ck * Fraction(float(v)) * int(y[k])
+    return all(a == 0 for a in acc)
+
+
+def test_gordan_certificate_is_exact():
+    # XOR with a bias: not separable
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+    y = np.array([1, 1, -1, -1])
+    M = ref.margin_from_data(X, y, rho=1.0)
+    assert M.separable is False and M.upper == 0.0 and M.lower == -M.R
+    support, c = M.gordan
+    assert all(ck > 0 for ck in c) and sum(c) == 1 and len(support) <= X.shape[1] + 2
+    assert _exact_zero(X, y, 1.0, support, c)
+    D = _dense_margin(X, y, 1.0, None)
+    assert D.upper <= 0 and M.lower <= D.lower  # the dense negative margin lies inside [-R, 0]
+    # with Delta the same data are separable (PT11 Sec. 5)
+    assert ref.margin_from_data(X, y, rho=1.0, Delta=1.0).separable is True
+
+
+def test_gordan_on_heart_scale_is_exact():
+    X, y = _heart()
+    M = ref.margin_from_data(X, y, rho=1.0)
+    assert M.separable is False
+    support, c = M.gordan
+    assert len(support) <= 13 + 2 and _exact_zero(X.toarray(), y, 1.0, support, c)
+
+
+def test_exact_check_rejects_a_wrong_support():
+    # z_1 = (1), z_2 = (2): no nonnegative combination is 0 -> None, never a false certificate
+    P = make_patterns(np.array([[1.0], [2.0]]), [1, 1], rho=None)
+    assert dm._exact_null_combination(P, np.array([0, 1])) is None
+    # z_1 = (1), z_2 = (-3): c = (3/4, 1/4) exactly
+    P = make_patterns(np.array([[1.0], [3.0]]), [1, -1], rho=None)
+    assert dm._exact_null_combination(P, np.array([0, 1])) == (Fraction(3, 4), Fraction(1, 4))
+
+
+def test_certification_does_not_trust_the_solver(monkeypatch):
+    X, y = _heart()
+    X, y = X[:100], y[:100]
+    good = ref.margin_from_data(X, y, rho=1.0, Delta=1.0)
+    real = dm._newton_l2svm
+
+    def bad(P):  # a perturbed, suboptimal witness
+        v, s, steps = real(P)
+        return v * 0.9 + 0.01, s + 0.05, steps
+
+    monkeypatch.setattr(dm, "_newton_l2svm", bad)
+    worse = ref.margin_from_data(X, y, rho=1.0, Delta=1.0)
+    # still a valid interval containing the margin, just wider
+    assert worse.lower <= good.upper and good.lower <= worse.upper
+    assert worse.lower < good.lower and worse.upper > good.upper and worse.relative_width > 1e-4
+
+
+def test_certified_bounds_are_rigorous_on_random_witnesses():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    y = rng.choice([-1, 1], 30)
+    P = make_patterns(X, y, rho=1.0, Delta=0.7)
+    true = _dense_margin(X, y, 1.0, 0.7)
+    for _ in range(20):
+        u = rng.standard_normal(P.dim)
+        beta = rng.random(P.m)
+        assert dm.certified_lower(P, u) <= true.upper
+        assert dm.certified_upper(P, beta) >= true.lower
+    with pytest.raises(ValueError, match="u must be a finite vector of length"):
+        dm.certified_lower(P, np.ones(3))
+    with pytest.raises(ValueError, match="beta must be a finite nonnegative nonzero"):
+        dm.certified_upper(P, -np.ones(P.m))
+
+
+@settings(max_examples=25)
+@given(
+    st.integers(2, 12).flatmap(
+        lambda m: st.tuples(
+            st.lists(st.lists(st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5, 2.0]), min_size=3, max_size=3), min_size=m, max_size=m),
+            st.lists(st.sampled_from([1, -1]), min_size=m, max_size=m),
+        )
+    ),
+    st.sampled_from([dict(rho=1.0, Delta=1.0), dict(rho=1.0), dict(rho=0.5, Delta=2.0)]),
+)
+def test_dense_and_csr_inputs_bit_identical(data, kw):
+    X, y = np.array(data[0]), np.array(data[1])
+    A = ref.margin_from_data(X, y, **kw)
+    B = ref.margin_from_data(sp.csr_matrix(X), y, **kw)
+    assert (A.lower, A.upper, A.separable, A.method) == (B.lower, B.upper, B.separable, B.method)
+    assert A.lower <= A.upper
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(Delta=0.0), "Delta must lie in"),
+        (dict(Delta=-1.0), "Delta must lie in"),
+        (dict(rho=-1.0), "rho must lie in"),
+        (dict(Delta=1.0, normalize=True), "normalize=True .* has no extended space"),
+        (dict(normalize=1), "normalize must be True or False"),
+    ],
+)
+def test_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        ref.margin_from_data(np.eye(2), [1, -1], **kw)
+
+
+def test_zero_rows():
+    X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    for kw in (dict(rho=None), dict(rho=None, normalize=True)):
+        with pytest.raises(ValueError, match="X has 1 zero rows"):
+            ref.margin_from_data(X, [1, -1], **kw)
+    assert ref.margin_from_data(X, [1, -1], rho=1.0).separable is True  # augmentation makes it nonzero
+    assert ref.margin_from_data(X, [1, -1], rho=None, Delta=1.0).separable is True
+
+
+def test_cli_margin(tmp_path, capsys):
+    import json
+
+    from theorems import cli
+
+    f = tmp_path / "xor.svm"
+    f.write_text("+1\n+1 1:1 2:1\n-1 1:1\n-1 2:1\n")
+    assert cli.main(["margin", "--data", str(f), "--n-features", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT separable (certified exactly: Gordan)" in out and "m = 4 points, d = 2 features, nnz = 4" in out
+    assert cli.main(["margin", "--data", str(f), "--Delta", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert {"lower", "upper", "method", "m", "d", "nnz"} <= set(d) and 0 < d["lower"] <= d["upper"]
+    assert cli.main(["margin", "--data", str(f), "--rho", "none"]) == 2  # zero row without a bias
+    assert "zero rows" in capsys.readouterr().err
+
+
+def _real(name, fname):
+    path = DATA / name / fname
+    if not path.is_file():
+        pytest.skip(f"{path} not present (the shared LIBSVM data sets are optional)")
+    return ref.load_libsvm(path)
+
+
+@pytest.mark.parametrize("name,fname,rows", [("heart_scale", "heart_scale", 270), ("sonar", "sonar", 208), ("ionosphere", "ionosphere", 351)])
+def test_small_real_sets_against_the_dense_margin(name, fname, rows):
+    X, y = _real(name, fname)
+    M = ref.margin_from_data(X, y, rho=1.0, Delta=1.0)
+    D = _dense_margin(X[:rows], y[:rows], 1.0, 1.0)
+    assert M.lower <= D.upper and D.lower <= M.upper and M.relative_width < 1e-10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,fname", [("a9a", "a9a.gz"), ("w8a", "w8a.gz")])
+def test_full_size_real_sets(name, fname):
+    X, y = _real(name, fname)
+    M = ref.margin_from_data(X, y, rho=1.0, Delta=1.0)
+    assert M.separable is True and M.relative_width <= 1e-9 and M.seconds < 60
+    N = ref.margin_from_data(X, y, rho=1.0)
+    assert N.separable is False and N.upper == 0.0 and len(N.gordan[0]) <= X.shape[1] + 2
