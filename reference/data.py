@@ -165,8 +165,11 @@ def check_sparse_data(X, y, *, nonzero: bool = True) -> Tuple[sp.csr_matrix, np.
     """
     if not sp.issparse(X):
         Xd, yv = check_data(X, y, nonzero=nonzero)
-        if Xd.dtype == object:
-            raise ValueError("X must hold float64 numbers for the sparse code path (mpf entries are not supported)")
+        if Xd.dtype == object:  # mpf entries: kept only if they are floats exactly
+            Xf = _as_float_matrix("X", Xd)
+            if any(mpmath.mpf(float(v)) != v for v in Xd.ravel()):
+                raise ValueError("X holds mpf entries that are not float64 numbers; the patterns are stored in float64 -- round X first")
+            Xd = Xf
         return check_csr(sp.csr_matrix(Xd)), yv
     C = check_csr(X)
     _, yv = check_data(np.ones((C.shape[0], 1)), y, nonzero=False)  # the one label validator

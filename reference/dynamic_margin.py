@@ -49,7 +49,8 @@ import numpy as np
 from .arithmetic import Arithmetic, arithmetic
 from .fast import FAST, check_engine
 from .data import augment, check_data, check_int, check_real, extend, reflect
-from .result import SEPARATOR, Algorithm, Result, drive, verify_separator_primal
+from .patterns import Patterns, make_patterns
+from .result import SEPARATOR, Algorithm, Result, drive, verify_separator_patterns, verify_separator_primal
 
 __all__ = [
     "DynamicMarginState",
@@ -151,7 +152,7 @@ class DynamicMarginState:
 
 @dataclass(frozen=True)
 class _Problem:
-    Y: np.ndarray  # patterns y_k (rows)
+    P: Patterns  # the patterns y_k = l_k [x_k, rho, Delta e_k], held implicitly (O(nnz + m))
     q: np.ndarray  # q_k = ||y_k||^2
     ar: Arithmetic
     threshold: Callable  # (schedule value, t, ell, ar) -> theta_t
@@ -166,7 +167,7 @@ class _Problem:
 
     @property
     def m(self) -> int:
-        return self.Y.shape[0]
+        return self.P.m
 
 
 # -- the thresholds of conditions (8) and (7) -----------------------------------------------------
@@ -265,7 +266,7 @@ def _lambda(pb: _Problem, s: DynamicMarginState, j: int, p) -> int:
 
 def _update(pb: _Problem, s: DynamicMarginState, j: int, p) -> DynamicMarginState:
     """One perceptron update with y_j  [PT11 eq. (2); Sec. 3, algorithm box]."""
-    a = s.a + pb.Y[j]  # [PT11 box] a_{t+1} = a_t + y_k
+    a = pb.P.add(s.a, j)  # [PT11 box] a_{t+1} = a_t + y_k
     ell = s.ell + 2 * p + pb.q[j]  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
     t = s.t + 1  # [PT11 box] t <- t + 1
     theta = pb.threshold(pb.schedule[s.run], t, ell, pb.ar)  # [PT11 box] theta_t = eps_bar ell_t / t
@@ -274,7 +275,7 @@ def _update(pb: _Problem, s: DynamicMarginState, j: int, p) -> DynamicMarginStat
 
 def _multiple_update(pb: _Problem, s: DynamicMarginState, j: int, p, lam: int) -> DynamicMarginState:
     """lambda updates with y_j at once  [PT11 Sec. 4, multiple updates; spec B.9]."""
-    a = s.a + lam * pb.Y[j]  # a <- a + lambda y_k
+    a = pb.P.add(s.a, j, lam)  # a <- a + lambda y_k
     ell = s.ell + 2 * lam * p + lam * lam * pb.q[j]  # ell <- ell + 2 lambda p + lambda^2 q
     t = s.t + lam  # t <- t + lambda
     theta = pb.threshold(pb.schedule[s.run], t, ell, pb.ar)
@@ -293,7 +294,7 @@ def _step(pb: _Problem, s: DynamicMarginState) -> DynamicMarginState:
     c = _filter_constant(pb, s) if pb.active_sets else None
     while k < len(s.order):
         j = s.order[k]
-        p = a @ pb.Y[j]  # [PT11 box] p_tk = a_t . y_k
+        p = pb.P.dot(a, j)  # [PT11 box] p_tk = a_t . y_k
         k += 1
         if c is not None and p <= c * theta:  # [PT11 Sec. 4] filter into the next set (pre-update state)
             built = (j, built)
@@ -412,7 +413,7 @@ def _end_of_active_pass(pb: _Problem, s: DynamicMarginState) -> DynamicMarginSta
 
 
 def _init(pb: _Problem) -> DynamicMarginState:
-    ar, d = pb.ar, pb.Y.shape[1]
+    ar, d = pb.ar, pb.P.dim
     s = DynamicMarginState(
         t=0,  # [PT11 box] t = 0
         a=ar.zeros(d),  # a_0 = 0
@@ -427,7 +428,11 @@ def _init(pb: _Problem) -> DynamicMarginState:
 
 
 def _verify(pb: _Problem, s: DynamicMarginState, claim: str) -> str:
-    return verify_separator_primal(pb.Y, s.a)
+    P = pb.P
+    if s.a.dtype == object:  # mpmath: small problems only; the dense patterns at this precision
+        return verify_separator_primal(pb.ar.array(P.dense()), s.a)
+    # float64: the implicit patterns, with verify_separator_primal's allowance (as the fast engine)
+    return verify_separator_patterns(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, s.a, P.n_features)
 
 
 def _output(pb: _Problem, s: DynamicMarginState) -> dict:
@@ -444,7 +449,7 @@ def _output(pb: _Problem, s: DynamicMarginState) -> dict:
     }
     norm = ar.sqrt(s.a @ s.a)  # computed fresh, not from ell
     if norm > 0:  # (a_t = 0 at t = 0, or after cancelling updates on non-separable data)
-        info["margin"] = min(pb.Y @ s.a) / norm  # achieved directional margin min_k a.y_k/||a||
+        info["margin"] = min(pb.P.matvec(s.a)) / norm  # achieved directional margin min_k a.y_k/||a||
     if s.t > 0:
         info["upper_bound"] = norm / s.t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)] (fresh norm: ell may round below 0)
     return {"w": s.a, "info": info}
@@ -552,6 +557,7 @@ def _run(
     precision,
     engine,
     extra_info: dict,
+    progress=None,
 ) -> Result:
     """Validate the shared keywords, build the patterns and drive ``algorithm``."""
     fast = check_engine(engine, precision) == FAST
@@ -559,8 +565,10 @@ def _run(
     if fast and _is_csr(X):  # sparse points: validated by the engine (dense checks would densify)
         _check_optional_positive("rho", rho, "pass rho=1.0, or rho=None for no augmentation")
         _check_optional_positive("Delta", Delta, "pass e.g. Delta=1.0, or Delta=None for the original space")
-    else:
+    elif fast:
         X, y = _check_data(X, y, rho, Delta)
+    else:  # the textbook engine: dense or CSR, the patterns held implicitly, O(nnz + m)
+        P = make_patterns(X, y, rho=rho, Delta=Delta)
     active_sets = _check_bool("active_sets", active_sets)
     multiple_updates = _check_bool("multiple_updates", multiple_updates)
     trace = _check_bool("trace", trace)
@@ -579,10 +587,9 @@ def _run(
         )  # fmt: skip
         return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
     with ar.context():
-        Y = _patterns(X, y, rho, Delta, ar)
         pb = _Problem(
-            Y=Y,
-            q=ar.array([Y[k] @ Y[k] for k in range(Y.shape[0])]),  # q_k = ||y_k||^2
+            P=P,
+            q=ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms(),  # q_k = ||y_k||^2
             ar=ar,
             threshold=threshold,
             mu_plus=mu_plus,
@@ -595,7 +602,9 @@ def _run(
             seed=seed,
         )
     budget = None if max_epochs is None else (lambda pb, s: s.epoch >= pb.max_epochs)
-    result = drive(algorithm, pb, ar, max_iter, trace, budget=budget)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
+    result = drive(algorithm, pb, ar, max_iter, trace, budget=budget, progress=progress)
     return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
 
 
@@ -623,6 +632,9 @@ _KEYWORDS_DOC = """
         Record every state (one per update; see :class:`DynamicMarginState`).
     precision : int, optional
         Run in mpmath at this many decimal digits.
+    progress : callable, optional
+        Textbook engine: called as ``progress(state)`` after every step (a
+        :class:`DynamicMarginState`: t, epoch, ell = ||a_t||^2, ...), e.g. to report on stderr.
     engine : {"textbook", "fast"}
         ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba): same algorithm and
         Result (``Result.engine == "fast"``), float64, no trace; ``X`` may then be a CSR matrix
@@ -655,6 +667,7 @@ def pdm(
     trace: bool = False,
     precision: Optional[int] = None,
     engine: str = "textbook",
+    progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """The Perceptron with Dynamic Margin  [PT11 Sec. 3, algorithm box; spec B.4].
 
@@ -680,7 +693,7 @@ def pdm(
     return _run(
         PDM, X, y, (epsilon,), pdm_threshold, pdm_mu_plus, True,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
         extra_info={"epsilon": epsilon, "eps_schedule": (epsilon,)},
     )  # fmt: skip
 
@@ -700,6 +713,7 @@ def pfm(
     trace: bool = False,
     precision: Optional[int] = None,
     engine: str = "textbook",
+    progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """The Perceptron with Fixed Margin: the box of PDM with condition (7)  [PT11 eq. (7)].
 
@@ -718,7 +732,7 @@ def pfm(
     return _run(
         PFM, X, y, (beta,), pfm_threshold, pfm_mu_plus, False,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
         extra_info={"beta": beta},
     )  # fmt: skip
 
@@ -739,6 +753,7 @@ def pdm_succ(
     trace: bool = False,
     precision: Optional[int] = None,
     engine: str = "textbook",
+    progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """PDM with successive runs  [PT11 Sec. 4; spec B.8; erratum E-B5].
 
@@ -762,7 +777,7 @@ def pdm_succ(
     return _run(
         PDM_SUCC, X, y, schedule, pdm_threshold, pdm_mu_plus, False,
         rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
         extra_info={"epsilon": epsilon, "eta": eta, "eps_schedule": schedule},
     )  # fmt: skip
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import mpmath
 import numpy as np
 import scipy.sparse as sp
 
 from .data import check_real, check_sparse_data
+from .result import pattern_margins
 
 __all__ = ["Patterns", "make_patterns"]
 
@@ -94,14 +96,21 @@ class Patterns:
         lo, hi = self.indptr[k], self.indptr[k + 1]
         return self.indices[lo:hi], self.data[lo:hi]
 
+    def _values(self, val: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """The row values in the arithmetic of ``a`` (exact mpf for an mpmath vector)."""
+        return np.array([mpmath.mpf(v) for v in val], dtype=object) if a.dtype == object else val
+
+    def _scalar(self, v, a: np.ndarray):
+        return mpmath.mpf(v) if a.dtype == object and not isinstance(v, mpmath.mpf) else v
+
     def dot(self, a: np.ndarray, k: int):
         """a . y_k = l_k (a_x . x_k + rho a_rho + Delta a_ext[k])."""
         idx, val = self.row(k)
-        s = a[idx] @ val if idx.size else 0 * a[0]
+        s = a[idx] @ self._values(val, a) if idx.size else 0 * a[0]
         if self.rho is not None:
-            s = s + self.rho * a[self.n_features]
+            s = s + self._scalar(self.rho, a) * a[self.n_features]
         if self.Delta is not None:
-            s = s + self.Delta * a[self.d0 + k]
+            s = s + self._scalar(self.Delta, a) * a[self.d0 + k]
         return s if self.labels[k] > 0 else -s
 
     def add(self, a: np.ndarray, k: int, lam=1) -> np.ndarray:
@@ -109,16 +118,24 @@ class Patterns:
         out = a.copy()
         idx, val = self.row(k)
         c = lam if self.labels[k] > 0 else -lam
-        out[idx] = out[idx] + c * val
+        out[idx] = out[idx] + c * self._values(val, a)
         if self.rho is not None:
-            out[self.n_features] = out[self.n_features] + c * self.rho
+            out[self.n_features] = out[self.n_features] + c * self._scalar(self.rho, a)
         if self.Delta is not None:
-            out[self.d0 + k] = out[self.d0 + k] + c * self.Delta
+            out[self.d0 + k] = out[self.d0 + k] + c * self._scalar(self.Delta, a)
         return out
+
+    def sqnorms(self) -> np.ndarray:
+        """q_k = ||y_k||^2 for every k, float64 (row by row, in index order)."""
+        return np.array([self.sqnorm(k, None) for k in range(self.m)])
 
     def sqnorm(self, k: int, ar):
         """q_k = ||y_k||^2 in the arithmetic ``ar``."""
         _, val = self.row(k)
+        if ar is None:  # float64
+            q = float(val @ val) if val.size else 0.0
+            q = q + (float(self.rho) ** 2 if self.rho is not None else 0.0)
+            return q + (float(self.Delta) ** 2 if self.Delta is not None else 0.0)
         v = ar.array(val)
         q = v @ v if v.size else ar.scalar(0)
         if self.rho is not None:
@@ -133,23 +150,13 @@ class Patterns:
         """(a . y_k)_k for every k: sparse product in float64, one :meth:`dot` per pattern otherwise."""
         if a.dtype == object:
             return np.array([self.dot(a, k) for k in range(self.m)], dtype=object)
-        s = self.X() @ a[: self.n_features]
-        if self.rho is not None:
-            s = s + self.rho * a[self.n_features]
-        if self.Delta is not None:
-            s = s + self.Delta * a[self.d0 :]
-        return s * self.labels
+        return pattern_margins(self.data, self.indices, self.indptr, self.labels, self.rho, self.Delta, a, self.n_features)
 
     def abs_matvec(self, a: np.ndarray) -> np.ndarray:
         """(|y_k| . |a|)_k: the scale of the round-off of :meth:`matvec`."""
-        aa = np.abs(a)
-        X = self.X()
-        s = sp.csr_matrix((np.abs(self.data), self.indices, self.indptr), shape=X.shape) @ aa[: self.n_features]
-        if self.rho is not None:
-            s = s + abs(self.rho) * aa[self.n_features]
-        if self.Delta is not None:
-            s = s + abs(self.Delta) * aa[self.d0 :]
-        return s
+        return pattern_margins(
+            self.data, self.indices, self.indptr, self.labels, self.rho, self.Delta, a, self.n_features, absolute=True
+        )
 
     def row_nnz(self) -> np.ndarray:
         """Number of nonzero entries of each pattern y_k."""

@@ -155,6 +155,7 @@ def drive(
     max_iter: int,
     trace: bool = False,
     budget: Optional[Callable[[Any, S], bool]] = None,
+    progress: Optional[Callable[[S], None]] = None,
 ) -> Result:
     """Run ``algorithm`` on ``problem`` until its exit test fires or the budget runs out.
 
@@ -164,6 +165,8 @@ def drive(
         Budget on the paper's counter (``algorithm.counter``).
     budget : callable, optional
         An extra stopping rule ``(problem, state) -> bool`` (True = stop), e.g. an epoch cap.
+    progress : callable, optional
+        Called with every new state (it decides itself when to report; it must not modify it).
     """
     with ar.context():
         state = algorithm.init(problem)
@@ -175,6 +178,8 @@ def drive(
             state = algorithm.step(problem, state)
             if trace:
                 states.append(state)
+            if progress is not None:
+                progress(state)
             claim = algorithm.exit(problem, state)
         out = algorithm.output(problem, state)
         if claim is None:

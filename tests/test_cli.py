@@ -173,3 +173,30 @@ def test_check_outcome_expects_refuted_statements_to_fail_exactly():
     assert check_outcome([ok, ref_holds])[0] == 1  # refuted statement never failed
     assert check_outcome([ok, ref_float])[0] == 1  # failed only in float64: not a proof
     assert check_outcome([broken, ref_exact])[0] == 1
+
+
+def test_run_prints_meaning_time_achieved_and_certified(libsvm, capsys):
+    assert cli.main(["run", "pdm", "--data", libsvm, "--epsilon", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "meaning: a verified separator" in out and "time:" in out
+    ach = float(out.split("achieved: margin ")[1].split()[0])
+    lo, up = (float(v) for v in out.split("certified: ")[1].split(" <= gamma_d <= "))[0:1] if False else (None, None)
+    line = [l for l in out.splitlines() if "certified:" in l][0]
+    lo = float(line.split("certified: ")[1].split(" <= ")[0])
+    up = float(line.split(" <= gamma_d <= ")[1].split()[0])
+    assert 0.9 * lo <= ach <= up  # PT11: on convergence the achieved margin is >= (1 - eps) gamma_d
+    assert cli.main(["run", "pdm", "--data", libsvm, "--epsilon", "0.1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["achieved_margin"] <= d["certified_margin"]["upper"] and d["seconds"] >= 0
+    assert cli.main(["run", "snkp", "--data", libsvm, "--max-iter", "3"]) == 0
+    assert "meaning: the budget ran out" in capsys.readouterr().out
+
+
+def test_progress_lines_on_stderr():
+    import io
+
+    buf = io.StringIO()
+    prog = cli._Progress("pdm", after=0.0, every=0.0, stream=buf)
+    ref.pdm(np.array([[1.0, 2.0], [-1.0, 0.5]]), [1, -1], 0.5, progress=prog)
+    lines = buf.getvalue().splitlines()
+    assert lines and all("updates t = " in l and "epochs = " in l and "||a_t||/t = " in l for l in lines)

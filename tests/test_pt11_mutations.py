@@ -14,6 +14,7 @@ import pytest
 from reference import dynamic_margin as dm
 from reference.arithmetic import Arithmetic
 from reference.dynamic_margin import pdm, pdm_succ, pfm
+from reference.patterns import make_patterns
 
 F64 = Arithmetic(None)
 
@@ -21,7 +22,7 @@ F64 = Arithmetic(None)
 def _pdm_problem(Y, eps, mu_plus=dm.pdm_mu_plus, max_iter=10**9):
     Y = np.asarray(Y, dtype=float)
     return dm._Problem(
-        Y=Y, q=np.array([y @ y for y in Y]), ar=F64, threshold=dm.pdm_threshold, mu_plus=mu_plus,
+        P=make_patterns(Y, np.ones(Y.shape[0]), rho=None), q=np.array([y @ y for y in Y]), ar=F64, threshold=dm.pdm_threshold, mu_plus=mu_plus,
         schedule=(float(eps),), active_sets=False, multiple_updates=True, warmup=False,
         max_iter=max_iter, max_epochs=10**6, seed=0,
     )  # fmt: skip
@@ -52,7 +53,7 @@ def test_lambda_is_the_definition_even_if_the_quadratic_is_off(M, error):
     # after lambda.  Feed it a mu_+ that is off by `error`: the answer must still be M - 1.
     pb0, s = _lambda_instance(M)
     assert dm.pdm_mu_plus(0.5, float(M), 1.0, float(M * M), 1, F64) == M - 2
-    pb = _pdm_problem(pb0.Y, 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error)
+    pb = _pdm_problem(pb0.P.dense(), 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error)
     assert dm._lambda(pb, s, 1, float(M)) == M - 1
 
 
@@ -60,7 +61,7 @@ def test_lambda_is_capped_by_the_budget_even_if_the_quadratic_is_off():
     # same instance, M = 8 (lambda = 7), but only room for t <= 4: lambda = 3 (t = 1 + 3).
     pb0, s = _lambda_instance(8)
     for error in (-2.0, 0.0, 2.0):
-        pb = _pdm_problem(pb0.Y, 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error, max_iter=4)
+        pb = _pdm_problem(pb0.P.dense(), 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error, max_iter=4)
         assert dm._lambda(pb, s, 1, 8.0) == 3
 
 
@@ -112,7 +113,7 @@ def test_the_round_off_guard_moves_lambda_locally(error, monkeypatch):
     # M = 10^7 (lambda = M - 1), mu_+ off by 2: the guard must walk lambda back by the error,
     # not recount it from 1 (10^7 evaluations of the test) -- a multiple update stays O(1).
     pb0, s = _lambda_instance(10**7)
-    pb = _pdm_problem(pb0.Y, 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error)
+    pb = _pdm_problem(pb0.P.dense(), 0.5, mu_plus=lambda *args: dm.pdm_mu_plus(*args) + error)
     calls = _count_calls(monkeypatch, "_holds_after")
     assert dm._lambda(pb, s, 1, 1e7) == 10**7 - 1
     assert calls[0] <= 2 * abs(error) + 3  # walked back by the error, not recounted from 1

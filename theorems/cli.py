@@ -93,9 +93,70 @@ def _budget_keywords(args) -> dict:
     return kw
 
 
+class _Progress:
+    """PT11 progress on stderr: after ``after`` seconds, then every ``every`` seconds: updates t,
+    epochs, and ||a_t||/t (an upper bound on gamma_d, PT11 eq. (4))."""
+
+    def __init__(self, name: str, after: float = 3.0, every: float = 5.0, stream=None):
+        self.name, self.after, self.every = name, after, every
+        self.stream = stream if stream is not None else sys.stderr
+        self.t0 = time.perf_counter()
+        self.next = self.t0 + after
+
+    def __call__(self, state) -> None:
+        now = time.perf_counter()
+        if now < self.next:
+            return
+        self.next = now + self.every
+        t = int(state.t)
+        ratio = (max(float(state.ell), 0.0) ** 0.5) / t if t else float("nan")
+        print(f"[{self.name} {now - self.t0:7.1f} s] updates t = {t}, epochs = {state.epoch}, ||a_t||/t = {ratio:.6g}",
+              file=self.stream, flush=True)
+
+
+#: What the statuses mean, printed by ``margins run`` under the result.
+STATUS_NOTES = {
+    "separator": "a verified separator: every point has a strictly positive margin (beyond round-off)",
+    "certificate": ("a verified point p of the simplex with ||p||_G below the accuracy asked for: the margin is "
+                    "below that accuracy (RP14 Lemma 3); the data may still be separable with a smaller margin"),
+    "max_iter": ("the budget ran out (or a claim failed verification; see message): no claim. For the perceptron "
+                 "family this is also what non-separable data give -- compare the certified margin"),
+}
+
+
+def _margins_for_run(args, name, X, y, res, G=None):
+    """(achieved margin of the returned vector, certified DataMargin or None); certified for the
+    linear kernel only."""
+    if G is not None and res.alpha is not None:  # Gram algorithms: min_i (G alpha)_i / ||alpha||_G
+        a = np.asarray(res.alpha, dtype=np.float64)
+        Ga = np.asarray(G, dtype=np.float64) @ a
+        q = float(a @ Ga)
+        achieved_g = float(np.min(Ga)) / q**0.5 if q > 0 else None
+    else:
+        achieved_g = None
+    if args.kernel != "linear":
+        return achieved_g, None
+    pt11 = name in ("pfm", "pdm", "pdm_succ")
+    rho = (1.0 if args.rho is None else args.rho) if pt11 else args.rho
+    Delta = args.Delta if pt11 else None
+    normalize = name not in ("perceptron", "pfm", "pdm", "pdm_succ")
+    achieved = achieved_g
+    if res.w is not None:
+        P = reference.make_patterns(X, y, rho=rho, Delta=Delta)
+        w = np.asarray(res.w, dtype=np.float64)
+        marg = P.matvec(w)
+        if normalize:
+            marg = marg / np.sqrt(P.Z().multiply(P.Z()).sum(axis=1).A1)
+        nw = float(np.sqrt(w @ w))
+        achieved = float(np.min(marg)) / nw if nw > 0 else None
+    certified = reference.margin_from_data(X, y, rho=rho, Delta=Delta, normalize=normalize)
+    return achieved, certified
+
+
 def cmd_run(args) -> int:
     name = args.algorithm
     X, y = _load_data(args)
+    t_start = time.perf_counter()
     fn = getattr(reference, name)
     kw = {"precision": args.precision, **_budget_keywords(args)}
     kernel_params = {}
@@ -108,6 +169,8 @@ def cmd_run(args) -> int:
     elif name in ("pfm", "pdm", "pdm_succ"):
         kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
                   active_sets=args.active_sets, multiple_updates=args.multiple_updates)
+        if not args.json and not args.quiet:
+            kw["progress"] = _Progress(name)
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
             raise SystemExit(f"margins run {name}: pass --{'beta' if name == 'pfm' else 'epsilon'}")
@@ -123,12 +186,26 @@ def cmd_run(args) -> int:
             res = fn(G, args.gamma, args.epsilon if args.epsilon is not None else 1e-3, **kw)
         else:
             res = fn(G, **kw)
+    seconds = time.perf_counter() - t_start
     d = res.as_dict()
+    d["seconds"] = seconds
+    achieved, certified = (None, None) if args.no_certify else _margins_for_run(args, name, X, y, res, locals().get("G"))
+    d["achieved_margin"] = achieved
+    d["certified_margin"] = None if certified is None else {"lower": certified.lower, "upper": certified.upper,
+                                                            "method": certified.method}
     if args.json:
         print(json.dumps(d, indent=2))
     else:
         for k in ("algorithm", "status", "iterations", "precision", "message"):
             print(f"{k:>10}: {d[k]}")
+        print(f"{'meaning':>10}: {STATUS_NOTES[res.status]}")
+        print(f"{'time':>10}: {seconds:.2f} s")
+        if achieved is not None:
+            print(f"{'achieved':>10}: margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)")
+        if certified is not None:
+            what = "gamma_d" if name in ("pfm", "pdm", "pdm_succ") else ("rho" if name == "perceptron" else "rho_K = rho_2")
+            print(f"{'certified':>10}: {certified.lower!r} <= {what} <= {certified.upper!r}"
+                  + (f"  (achieved / certified = {achieved / certified.upper:.6g})" if achieved is not None and certified.upper > 0 else ""))
         for k in ("alpha", "w", "p"):
             if d[k] is not None:
                 v = d[k]
@@ -264,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
     r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
     r.add_argument("--json", action="store_true")
+    r.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
 
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
