@@ -1,0 +1,104 @@
+"""Validation of PT11 implementations on a real data set (theorems.data_validation): a correct
+implementation conforms; broken ones (feature indices off by one, a larger epsilon than claimed,
+a wrong layout, an early stop) are rejected with the pattern index and both sides."""
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference as ref
+from theorems.data_validation import validate_on_data
+
+
+@pytest.fixture(scope="module")
+def heart():
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        return ref.load_libsvm(p, n_features=13)
+
+
+def _off_by_one(X, y, eps, **kw):  # reads feature j as feature j + 1
+    C = X.tocsr().copy()
+    C.indices = (C.indices + 1) % C.shape[1]
+    C.sort_indices()
+    return ref.pdm(C, y, eps, **kw)
+
+
+def _lazy(X, y, eps, **kw):  # claims eps but stops at 0.5
+    return ref.pdm(X, y, 0.5, **kw)
+
+
+def test_correct_implementations_conform(heart):
+    X, y = heart
+    for alg, fn, acc in (("pdm", ref.pdm, 0.1), ("pfm", ref.pfm, 0.05), ("pdm_succ", ref.pdm_succ, 0.1)):
+        r = validate_on_data(alg, fn, X, y, rho=1.0, Delta=1.0, epsilons=(acc,))
+        assert r.conforms, r.format()
+        assert {c.id for c in r.checks} >= {"answer.contract", "claim.separator", "guarantee.margin", "invariant.final"}
+    r = validate_on_data("pdm", ref.pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,), kwargs={"multiple_updates": True})
+    assert r.conforms, r.format()
+
+
+def test_off_by_one_feature_indices_rejected(heart):
+    X, y = heart
+    r = validate_on_data("pdm", _off_by_one, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,))
+    assert not r.conforms
+    bad = {c.id: c.detail for c in r.failures}
+    assert "claim.separator" in bad and "is not > 0 beyond round-off" in bad["claim.separator"]
+    assert "most violated is pattern" in bad["claim.separator"]
+    assert bad["guarantee.margin"].startswith("pattern ") and "must be >= (1 - eps) gamma_d" in bad["guarantee.margin"]
+
+
+def test_larger_epsilon_than_claimed_rejected(heart):
+    X, y = heart
+    r = validate_on_data("pdm", _lazy, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,))
+    assert [c.id for c in r.failures] == ["guarantee.margin"], r.format()
+    d = r.failures[0].detail
+    k = int(d.split()[1].rstrip(":"))
+    P = ref.make_patterns(X, y, rho=1.0, Delta=1.0)
+    w = _lazy(X, y, 0.1, rho=1.0, Delta=1.0).w
+    assert k == int(np.argmin(P.matvec(w)))  # the named pattern is the one at fault
+    assert f"{0.9 * r.margin.lower:.10e}" in d  # both sides
+
+
+def test_contract_early_stop_and_count_invariant(heart):
+    X, y = heart
+
+    def short_w(X, y, eps, **kw):
+        r = ref.pdm(X, y, eps, **kw)
+        return {"status": r.status, "iterations": r.iterations, "w": r.w[:-1]}
+
+    r = validate_on_data("pdm", short_w, X, y, rho=1.0, Delta=1.0)
+    assert [c.id for c in r.failures] == ["answer.contract"] and "length 284" in r.failures[0].detail
+
+    def early(X, y, eps, **kw):
+        return {"status": "max_iter", "iterations": 5, "w": ref.pdm(X, y, eps, max_iter=5, rho=kw["rho"], Delta=kw["Delta"]).w}
+
+    r = validate_on_data("pdm", early, X, y, rho=1.0, Delta=1.0)
+    assert "claim.max_iter" in {c.id for c in r.failures}
+
+    def miscounted(X, y, eps, **kw):
+        r = ref.pdm(X, y, eps, **kw)
+        return {"status": r.status, "iterations": r.iterations + 3, "w": r.w}
+
+    r = validate_on_data("pdm", miscounted, X, y, rho=1.0, Delta=1.0)
+    assert any(c.id == "invariant.final" and "sum to" in c.detail for c in r.failures), r.format()
+
+    def raises(X, y, eps, **kw):
+        raise RuntimeError("boom")
+
+    r = validate_on_data("pdm", raises, X, y)
+    assert r.failures[0].detail == "the call raised RuntimeError: boom"
+    with pytest.raises(ValueError, match="PT11 algorithms"):
+        validate_on_data("snkp", ref.snkp, X, y)
+
+
+@pytest.mark.slow
+def test_a9a_subset_if_present():
+    path = Path("/work/shared/data/a9a/a9a.gz")
+    if not path.is_file():
+        pytest.skip("a9a not present")
+    X, y = ref.load_libsvm(path)
+    X, y = X[:2000], y[:2000]
+    assert validate_on_data("pdm", ref.pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.3,)).conforms
+    assert not validate_on_data("pdm", _off_by_one, X, y, rho=1.0, Delta=1.0, epsilons=(0.3,)).conforms
