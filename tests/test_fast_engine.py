@@ -314,3 +314,27 @@ def test_linear_gram_arguments():
         linear_gram(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, -1]))
     with pytest.raises(ValueError, match=r"\+1 and -1"):
         linear_gram(np.eye(2), np.array([1, 2]))
+
+
+# -- the command line --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algo", reference.ALGORITHMS)
+def test_cli_run_engine_fast_matches_textbook(tmp_path, capsys, algo):
+    """``margins run ALGO --engine fast`` gives the textbook's status and counter (the linear
+    kernel's Gram algorithms through the operator G = Z Z^T)."""
+    import json
+
+    from theorems import cli
+
+    X, y = _planted(40, 3, 5)
+    f = tmp_path / "d.npz"
+    np.savez(f, X=X, y=y)
+    extra = {"pfm": ["--beta", "0.05"], "pdm": ["--epsilon", "0.1"], "pdm_succ": ["--epsilon", "0.1"],
+             "nvn": ["--epsilon", "0.01"], "snkpvn": ["--delta", "0.01"]}.get(algo, [])  # fmt: skip
+    out = []
+    for engine in ("textbook", "fast"):
+        assert cli.main(["run", algo, "--data", str(f), "--json", "--engine", engine, *extra]) == 0
+        out.append(json.loads(capsys.readouterr().out))
+    assert out[0]["engine"] == "textbook" and out[1]["engine"] == "fast"
+    assert (out[0]["status"], out[0]["iterations"]) == (out[1]["status"], out[1]["iterations"])

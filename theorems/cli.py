@@ -158,7 +158,7 @@ def cmd_run(args) -> int:
     X, y = _load_data(args)
     t_start = time.perf_counter()
     fn = getattr(reference, name)
-    kw = {"precision": args.precision, **_budget_keywords(args)}
+    kw = {"precision": args.precision, "engine": args.engine, **_budget_keywords(args)}
     kernel_params = {}
     if args.kernel == "polynomial":
         kernel_params = {"degree": args.degree, "c": args.c}
@@ -176,11 +176,17 @@ def cmd_run(args) -> int:
             raise SystemExit(f"margins run {name}: pass --{'beta' if name == 'pfm' else 'epsilon'}")
         res = fn(X, y, first, **kw)
     else:
-        G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
+        if args.engine == "fast" and args.kernel == "linear":  # G = Z Z^T as an operator: no n x n matrix
+            from reference.fast.operator import linear_gram
+
+            Xa = X if args.rho is None else reference.augment(np.asarray(X, dtype=float), float(args.rho))
+            G = linear_gram(Xa, y)
+        else:
+            G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
         if name == "nvn":
             res = fn(G, args.epsilon if args.epsilon is not None else 1e-3, **kw)
         elif name == "snkpvn":
-            q = np.full(G.shape[0], 1.0 / G.shape[0])
+            q = np.full(X.shape[0], 1.0 / X.shape[0])
             res = fn(G, q, args.delta if args.delta is not None else 1e-3, **kw)
         elif name == "isnkpvn":
             res = fn(G, args.gamma, args.epsilon if args.epsilon is not None else 1e-3, **kw)
@@ -196,7 +202,7 @@ def cmd_run(args) -> int:
     if args.json:
         print(json.dumps(d, indent=2))
     else:
-        for k in ("algorithm", "status", "iterations", "precision", "message"):
+        for k in ("algorithm", "status", "iterations", "precision", "engine", "message"):
             print(f"{k:>10}: {d[k]}")
         print(f"{'meaning':>10}: {STATUS_NOTES[res.status]}")
         print(f"{'time':>10}: {seconds:.2f} s")
@@ -340,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--active-sets", action="store_true", help="PT11 Sec. 4 three-level active sets")
     r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
     r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
+    r.add_argument("--engine", default="textbook", choices=["textbook", "fast"],
+                   help="fast: the compiled engine (needs numba: pip install 'perceptron-margins[fast]'); "
+                        "with the linear kernel the Gram algorithms use G = Z Z^T as an operator (no n x n matrix)")
     r.add_argument("--json", action="store_true")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
