@@ -338,3 +338,48 @@ def test_cli_run_engine_fast_matches_textbook(tmp_path, capsys, algo):
         out.append(json.loads(capsys.readouterr().out))
     assert out[0]["engine"] == "textbook" and out[1]["engine"] == "fast"
     assert (out[0]["status"], out[0]["iterations"]) == (out[1]["status"], out[1]["iterations"])
+
+
+# -- real data: the same updates and the same vector -------------------------------------------------
+
+
+def _heart_scale():
+    from importlib.resources import files
+
+    return reference.load_libsvm(str(files("reference.data_files") / "heart_scale.txt"))
+
+
+@pytest.mark.parametrize(
+    "algorithm,arg,opts",
+    [("pdm", 0.1, dict()), ("pdm", 0.05, dict(active_sets=True, multiple_updates=True)), ("pfm", 0.08, dict(multiple_updates=True)),
+     ("pdm_succ", 0.05, dict(active_sets=True, multiple_updates=True))],
+)  # fmt: skip
+def test_real_data_same_updates_and_vector(algorithm, arg, opts):
+    """heart_scale (270 points, shipped) in the extended space: thousands of updates, same t, same a_t."""
+    X, y = _heart_scale()
+    fn = getattr(reference, algorithm)
+    a, b = fn(X, y, arg, Delta=1.0, **opts), fn(X, y, arg, Delta=1.0, engine="fast", **opts)
+    assert a.iterations > 1000
+    _assert_same(a, b, (algorithm, opts))
+
+
+@pytest.mark.parametrize("algorithm", ["snkp", "nkp"])
+def test_real_data_gram_same_iterates(algorithm):
+    X, y = _heart_scale()
+    G = reference.gram(X, y, rho=1.0)
+    fn = getattr(reference, algorithm)
+    _assert_same(fn(G, max_iter=300), fn(G, max_iter=300, engine="fast"), algorithm)
+
+
+A9A = "/work/shared/data/a9a/a9a.gz"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("os").path.exists(A9A), reason=f"a9a not found at {A9A}")
+@pytest.mark.parametrize("opts", [dict(), dict(active_sets=True, multiple_updates=True)], ids=["plain", "active+multiple"])
+def test_a9a_first_2000_points_same_updates_and_vector(opts):
+    X, y = reference.load_libsvm(A9A)
+    X, y = X[:2000], y[:2000]
+    a = reference.pdm(X, y, 0.01, Delta=1.0, **opts)
+    b = reference.pdm(X, y, 0.01, Delta=1.0, engine="fast", **opts)
+    _assert_same(a, b, opts)
