@@ -29,7 +29,8 @@ import numba
 import numpy as np
 
 import reference
-from reference.fast.operator import csr_arrays, linear_gram
+from reference.fast.operator import linear_gram
+from reference.patterns import make_patterns
 from reference.fast.rp14_kernels import gram_matvec
 
 
@@ -73,8 +74,9 @@ def _clock(f):
 
 
 def pdm_ratios(X, y, eps=0.01) -> dict:
-    data, indices, indptr, (m, d) = csr_arrays(X)
-    labels = y.astype(np.float64)
+    P = make_patterns(X, y, rho=1.0, Delta=1.0)
+    data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
+    labels = P.labels.astype(np.float64)
     rows = np.repeat(np.arange(m), np.diff(indptr))
     q = np.bincount(rows, weights=data * data, minlength=m) + 2.0  # rho^2 + Delta^2
     floor_pdm(data[:0], indices[:0], np.zeros(2, np.int64), labels[:1], q[:1], 1.0, 1.0, eps, d)  # compile
@@ -126,7 +128,7 @@ def snkp_ratios(X, y, n_dense: int = 2000) -> dict:
     from reference.fast.engine import _Gram
 
     out = {}
-    G = reference.gram(X[:n_dense], y[:n_dense])
+    G = reference.gram(X[:n_dense].toarray(), y[:n_dense])
     reference.snkp(G, max_iter=2, engine="fast")  # compile
     step = _per_step(G, 50, 250)
     g = _Gram(G)

@@ -526,11 +526,6 @@ def _check_optional_positive(name: str, value, hint: str) -> None:
         check_real(name, value, low=0, hint=hint)
 
 
-def _is_csr(X) -> bool:
-    """A sparse CSR matrix (anything with data / indices / indptr, e.g. scipy.sparse)."""
-    return not isinstance(X, np.ndarray) and all(hasattr(X, a) for a in ("data", "indices", "indptr", "shape"))
-
-
 def _check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
@@ -562,11 +557,8 @@ def _run(
     """Validate the shared keywords, build the patterns and drive ``algorithm``."""
     fast = check_engine(engine, precision) == FAST
     ar = arithmetic(precision)
-    if fast and _is_csr(X):  # sparse points: validated by the engine (dense checks would densify)
-        _check_optional_positive("rho", rho, "pass rho=1.0, or rho=None for no augmentation")
-        _check_optional_positive("Delta", Delta, "pass e.g. Delta=1.0, or Delta=None for the original space")
-    elif fast:
-        X, y = _check_data(X, y, rho, Delta)
+    if fast:
+        P = None  # the engine validates with make_patterns (the same checks), X stays sparse
     else:  # the textbook engine: dense or CSR, the patterns held implicitly, O(nnz + m)
         P = make_patterns(X, y, rho=rho, Delta=Delta)
     active_sets = _check_bool("active_sets", active_sets)

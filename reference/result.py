@@ -292,20 +292,19 @@ def _csr_rmatvec(data, indices, indptr, v: np.ndarray, d: int) -> np.ndarray:
     return np.bincount(indices, weights=data * v[rows], minlength=d)
 
 
-def verify_separator_factored(data, indices, indptr, d: int, alpha: np.ndarray) -> str:
+def verify_separator_factored(Z, alpha: np.ndarray) -> str:
     """'' if G alpha > 0 beyond round-off for the linear kernel's G = Z Z^T, else why.
 
-    ``Z`` (n x d, CSR) holds the normalized reflected points as rows; G is never formed:
+    ``Z`` (n x d, scipy CSR) holds the normalized reflected points as rows; G is never formed:
     G alpha = Z (Z^T alpha).  The allowance (n + d + 16) u (|Z| (|Z|^T |alpha|))_i bounds the
     error of the two products (an n-term and a d-term sum) plus a few units of round-off in the
     entries of Z, as :func:`verify_separator_gram`'s (k + 16) u sum_j |G_ij| |alpha_j| does for G
     (|G_ij| <= (|Z| |Z|^T)_ij).
     """
-    n = indptr.shape[0] - 1
-    margins = _csr_matvec(data, indices, indptr, _csr_rmatvec(data, indices, indptr, alpha, d))
-    absd = np.abs(data)
-    scale = _csr_matvec(absd, indices, indptr, _csr_rmatvec(absd, indices, indptr, np.abs(alpha), d))
-    slack = scale * (float(np.finfo(np.float64).eps) * (n + d + 16))
+    n, d = Z.shape
+    margins = Z @ (Z.T @ alpha)
+    absZ = abs(Z)
+    slack = (absZ @ (absZ.T @ np.abs(alpha))) * (unit_roundoff(margins) * (n + d + 16))
     bad = np.flatnonzero(~(margins > slack))
     if bad.size:
         i = int(bad[0])
@@ -313,16 +312,16 @@ def verify_separator_factored(data, indices, indptr, d: int, alpha: np.ndarray) 
     return ""
 
 
-def verify_certificate_factored(data, indices, indptr, d: int, p: np.ndarray, accuracy, strict: bool = True) -> str:
+def verify_certificate_factored(Z, p: np.ndarray, accuracy, strict: bool = True) -> str:
     """'' if p is in the simplex and ||p||_G = ||Z^T p||_2 < accuracy (``<=`` when not
-    ``strict``) for G = Z Z^T (Z in CSR, never formed), else why.  As :func:`verify_certificate`."""
+    ``strict``) for G = Z Z^T (Z scipy CSR, G never formed), else why.  As :func:`verify_certificate`."""
     n = p.shape[0]
     if any(not v >= 0 for v in p):
         return "p has a negative entry"
     s = np.sum(p)
-    if abs(s - 1.0) > 16 * max(n, 1) * float(np.finfo(np.float64).eps):
+    if abs(s - 1.0) > 16 * max(n, 1) * unit_roundoff(p):
         return f"sum(p) = {float(s)!r} is not 1"
-    w = _csr_rmatvec(data, indices, indptr, p, d)  # X Y p: ||p||_G = ||w||_2
+    w = Z.T @ p  # X Y p: ||p||_G = ||w||_2
     norm = float(np.sqrt(w @ w))
     if not (norm < accuracy if strict else norm <= accuracy):
         return f"||p||_G = {norm:.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"

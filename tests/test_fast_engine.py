@@ -20,7 +20,10 @@ import pytest
 
 import reference
 import reference.fast
-from reference.fast.operator import csr_arrays, linear_gram
+import scipy.sparse as sp
+
+from reference.fast.operator import linear_gram
+from reference.patterns import make_patterns
 from reference.result import (
     verify_certificate_factored,
     verify_separator_factored,
@@ -163,17 +166,7 @@ def test_pt11_info_matches():
 # -- the linear operator and sparse input ------------------------------------------------------------
 
 
-class _CSR:
-    """A minimal CSR matrix (what scipy.sparse.csr_array exposes), so the test needs no scipy."""
-
-    format = "csr"
-
-    def __init__(self, X):
-        rows, cols = np.nonzero(X)
-        self.data = X[rows, cols]
-        self.indices = cols.astype(np.int32)
-        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=X.shape[0]))]).astype(np.int32)
-        self.shape = X.shape
+_CSR = sp.csr_matrix
 
 
 def _sparse_planted(m=120, d=15, seed=1):
@@ -198,6 +191,8 @@ def test_linear_operator_agrees_with_dense_gram(algorithm):
         assert (a.status, a.iterations) == (b.status, b.iterations)
         assert np.allclose(_key(a), _key(b), rtol=1e-8, atol=1e-12)
     assert np.allclose(L.matvec(np.arange(1.0, 121.0)), G @ np.arange(1.0, 121.0), rtol=1e-12, atol=1e-12)
+    Lr = linear_gram(X, y, rho=2.0)
+    assert np.allclose(Lr.matvec(np.arange(1.0, 121.0)), reference.gram(X, y, rho=2.0) @ np.arange(1.0, 121.0), rtol=1e-12)
 
 
 @pytest.mark.parametrize("algorithm,arg", [("pdm", 0.05), ("pfm", 0.02), ("pdm_succ", 0.05)])
@@ -206,19 +201,6 @@ def test_pt11_csr_input_agrees_with_dense(algorithm, arg):
     fn = getattr(reference, algorithm)
     for opts in (dict(), dict(Delta=1.0, active_sets=True, multiple_updates=True)):
         _assert_same(fn(X, y, arg, **opts), fn(_CSR(X), y, arg, engine="fast", **opts), opts)
-
-
-def test_csr_arrays_sorts_and_drops_zeros():
-    X = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
-    S = _CSR(X)
-    S.data = np.array([2.0, 3.0, 0.0, 1.0])  # row 1 unsorted and with an explicit zero
-    S.indices = np.array([1, 2, 1, 0])
-    S.indptr = np.array([0, 1, 4])
-    data, indices, indptr, shape = csr_arrays(S)
-    assert data.tolist() == [2.0, 1.0, 3.0] and indices.tolist() == [1, 0, 2] and indptr.tolist() == [0, 1, 3]
-    S.indptr = np.array([0, 1, 5])
-    with pytest.raises(ValueError, match="inconsistent"):
-        csr_arrays(S)
 
 
 # -- one kernel matvec per iteration -------------------------------------------------------------------
@@ -259,36 +241,35 @@ def test_verify_separator_factored_rejects_and_accepts():
     X, y = _planted(40, 4)
     L = linear_gram(X, y)
     alpha = reference.nkp(reference.gram(X, y)).alpha
-    assert verify_separator_factored(L.data, L.indices, L.indptr, L.shape[1], alpha) == ""
-    assert "is not > 0" in verify_separator_factored(L.data, L.indices, L.indptr, L.shape[1], np.eye(40)[0])
+    assert verify_separator_factored(L.Z, alpha) == ""
+    assert "is not > 0" in verify_separator_factored(L.Z, np.eye(40)[0])
     # linear XOR: G alpha = 0 exactly for uniform alpha, rounded to +-1e-17: refused
     Xx = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
     Lx = linear_gram(Xx, np.array([1, 1, -1, -1]))
-    assert "beyond round-off" in verify_separator_factored(Lx.data, Lx.indices, Lx.indptr, 2, np.full(4, 0.25) + 1e-17)
+    assert "beyond round-off" in verify_separator_factored(Lx.Z, np.full(4, 0.25) + 1e-17)
 
 
 def test_verify_certificate_factored_rejects():
-    Xx = np.array([[1.0, 0.0], [-1.0, 0.0]])
-    L = linear_gram(Xx, np.array([1, 1]))
-    args = (L.data, L.indices, L.indptr, 2)
-    assert verify_certificate_factored(*args, np.array([0.5, 0.5]), 1e-3) == ""
-    assert "negative" in verify_certificate_factored(*args, np.array([1.5, -0.5]), 1e-3)
-    assert "is not 1" in verify_certificate_factored(*args, np.array([0.5, 0.6]), 1e-3)
-    assert "is not <" in verify_certificate_factored(*args, np.array([0.6, 0.4]), 1e-3)
-    assert "is not <=" in verify_certificate_factored(*args, np.array([1.0, 0.0]), 0.5, strict=False)
+    L = linear_gram(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 1]))
+    assert verify_certificate_factored(L.Z, np.array([0.5, 0.5]), 1e-3) == ""
+    assert "negative" in verify_certificate_factored(L.Z, np.array([1.5, -0.5]), 1e-3)
+    assert "is not 1" in verify_certificate_factored(L.Z, np.array([0.5, 0.6]), 1e-3)
+    assert "is not <" in verify_certificate_factored(L.Z, np.array([0.6, 0.4]), 1e-3)
+    assert "is not <=" in verify_certificate_factored(L.Z, np.array([1.0, 0.0]), 0.5, strict=False)
 
 
-def test_verify_separator_patterns_rejects_and_matches_dense():
+def test_verify_separator_patterns_rejects_and_matches_the_dense_verifier():
     X, y = _planted(25, 3)
     r = reference.pdm(X, y, 0.1, Delta=1.0)
-    data, indices, indptr, (m, d) = csr_arrays(X)
-    yl = y.astype(float)
-    assert verify_separator_patterns(data, indices, indptr, yl, 1.0, 1.0, r.w, d) == ""
+    P = make_patterns(X, y, rho=1.0, Delta=1.0)
+    vsp = lambda a: verify_separator_patterns(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, a, P.n_features)  # noqa: E731
+    assert vsp(r.w) == ""
     bad = r.w.copy()
-    bad[d + 1 + 4] = -1e6  # pattern 4's own Delta coordinate: its margin becomes negative
-    assert verify_separator_patterns(data, indices, indptr, yl, 1.0, 1.0, bad, d).startswith("y_4 ")
-    Y = reference.dynamic_margin.patterns(X, y, rho=1.0, Delta=1.0)
-    np.testing.assert_allclose(reference.result.pattern_margins(data, indices, indptr, yl, 1.0, 1.0, r.w, d), Y @ r.w, rtol=1e-12)
+    bad[3 + 1 + 4] = -1e6  # pattern 4's own Delta coordinate: its margin becomes negative
+    assert vsp(bad).startswith("y_4 ")
+    Y = P.dense()
+    for v in (r.w, bad, np.zeros_like(r.w)):  # the same verdict as the dense verifier
+        assert (vsp(v) == "") == (reference.result.verify_separator_primal(Y, v) == "")
 
 
 # -- arguments ------------------------------------------------------------------------------------------

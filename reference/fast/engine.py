@@ -26,7 +26,6 @@ from ..result import (
     MAX_ITER,
     SEPARATOR,
     Result,
-    pattern_margins,
     verify_certificate,
     verify_certificate_factored,
     verify_separator_gram,
@@ -35,7 +34,7 @@ from ..result import (
     verify_separator_primal,
 )
 from . import FAST
-from .operator import LinearGram, csr_arrays
+from .operator import LinearGram
 
 F64 = Arithmetic(None)
 
@@ -61,7 +60,7 @@ class _Gram:
         if isinstance(G, LinearGram):
             self.kind, self.n, self.d = 1, G.shape[0], G.shape[1]
             self.G = np.zeros((0, 0))
-            self.data, self.indices, self.indptr = G.data, G.indices, G.indptr
+            self.data, self.indices, self.indptr = G.Z.data, G.Z.indices, G.Z.indptr
             self.op = G
         else:
             Gf = check_gram(G)
@@ -90,12 +89,12 @@ class _Gram:
     def verify_separator(self, alpha: np.ndarray) -> str:
         if self.kind == 0:
             return verify_separator_gram(self.op, alpha)
-        return verify_separator_factored(self.data, self.indices, self.indptr, self.d, alpha)
+        return verify_separator_factored(self.op.Z, alpha)
 
     def verify_certificate(self, p: np.ndarray, accuracy, strict: bool = True) -> str:
         if self.kind == 0:
             return verify_certificate(self.op, p, accuracy, F64, strict=strict)
-        return verify_certificate_factored(self.data, self.indices, self.indptr, self.d, p, accuracy, strict=strict)
+        return verify_certificate_factored(self.op.Z, p, accuracy, strict=strict)
 
 
 def _records(trace: bool, max_iter: int, n: int) -> np.ndarray:
@@ -286,20 +285,20 @@ def pt11(
     max_epochs: Optional[int],
     seed: int,
 ) -> Result:
-    """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on implicit patterns.
-
-    ``X`` dense or CSR; arguments already validated by the public function except the data.
-    """
+    """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on the implicit patterns
+    y_k = l_k [x_k, rho, Delta e_k] (:func:`reference.patterns.make_patterns` validates X dense or
+    sparse, y, rho and Delta); the other arguments are validated by the public function."""
     from . import pt11_kernels as K
     from ..dynamic_margin import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP
+    from ..patterns import make_patterns
 
-    data, indices, indptr, (m, d) = _pt11_data(X, y, rho, Delta)
+    P = make_patterns(X, y, rho=rho, Delta=Delta)
+    data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
+    labels = np.ascontiguousarray(P.labels, dtype=np.float64)
     if max_epochs is None:  # no cap on epochs
         max_epochs = int(np.iinfo(np.int64).max)
-    _, labels = check_data(np.ones((m, 1)), y)  # the one label validator
-    labels = np.ascontiguousarray(labels, dtype=np.float64)
     rows = np.repeat(np.arange(m), np.diff(indptr))
-    q = np.bincount(rows, weights=data * data, minlength=m)  # q_k = ||y_k||^2
+    q = np.bincount(rows, weights=data * data, minlength=m)  # q_k = ||y_k||^2 = ||x_k||^2 + rho^2 + Delta^2
     if rho is not None:
         q = q + float(rho) ** 2
     if Delta is not None:
@@ -323,11 +322,9 @@ def pt11(
         if code != K.NEED_PERMUTATION:
             break
     t, epoch, passes, _, n_tc = (int(v) for v in istate)
-    a = np.concatenate([a_x, a_r, a_D])
-    rho_v = None if rho is None else float(rho)
-    Delta_v = None if Delta is None else float(Delta)
+    a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
     claim = SEPARATOR if code == K.CONVERGED else None
-    reason = verify_separator_patterns(data, indices, indptr, labels, rho_v, Delta_v, a, d) if claim else ""
+    reason = verify_separator_patterns(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, a, P.n_features) if claim else ""
     norm = float(np.sqrt(a @ a))  # computed fresh, not from ell
     info = {
         "ell": float(fstate[0]),
@@ -340,18 +337,7 @@ def pt11(
         "upper_bound": None,
     }
     if norm > 0:
-        info["margin"] = float(np.min(pattern_margins(data, indices, indptr, labels, rho_v, Delta_v, a, d))) / norm
+        info["margin"] = float(np.min(P.matvec(a))) / norm
     if t > 0:
         info["upper_bound"] = norm / t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)]
     return _result(name, claim, reason, t, w=a, info=info)
-
-
-def _pt11_data(X, y, rho, Delta) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[int, int]]:
-    """CSR arrays of the points, validated as :func:`reference.dynamic_margin.pdm` validates X."""
-    data, indices, indptr, (m, d) = csr_arrays(X)
-    if m == 0 or d == 0:
-        raise ValueError(f"X is empty (shape {(m, d)}); pass at least one point with one feature")
-    if rho is None and Delta is None and np.any(np.diff(indptr) == 0):
-        i = int(np.flatnonzero(np.diff(indptr) == 0)[0])
-        raise ValueError(f"X[{i}] is a zero point and neither rho nor Delta is given; its pattern would be 0")
-    return data, indices, indptr, (m, d)
