@@ -629,8 +629,8 @@ _KEYWORDS_DOC = """
         :class:`DynamicMarginState`: t, epoch, ell = ||a_t||^2, ...), e.g. to report on stderr.
     engine : {"textbook", "fast"}
         ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba): same algorithm and
-        Result (``Result.engine == "fast"``), float64, no trace; ``X`` may then be a CSR matrix
-        (the patterns are never formed: O(nnz + m) memory).
+        Result (``Result.engine == "fast"``), float64, no trace and no ``progress`` calls; the
+        same implicit patterns (O(nnz + m) memory).
 
     Returns
     -------

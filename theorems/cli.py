@@ -129,7 +129,7 @@ def _margins_for_run(args, name, X, y, res, G=None):
     linear kernel only."""
     if G is not None and res.alpha is not None:  # Gram algorithms: min_i (G alpha)_i / ||alpha||_G
         a = np.asarray(res.alpha, dtype=np.float64)
-        Ga = np.asarray(G, dtype=np.float64) @ a
+        Ga = G.matvec(a) if hasattr(G, "matvec") else np.asarray(G, dtype=np.float64) @ a  # (the operator G = Z Z^T)
         q = float(a @ Ga)
         achieved_g = float(np.min(Ga)) / q**0.5 if q > 0 else None
     else:
@@ -169,7 +169,7 @@ def cmd_run(args) -> int:
     elif name in ("pfm", "pdm", "pdm_succ"):
         kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
                   active_sets=args.active_sets, multiple_updates=args.multiple_updates)
-        if not args.json and not args.quiet:
+        if not args.json and not args.quiet and args.engine == "textbook":  # (the compiled engine reports nothing mid-run)
             kw["progress"] = _Progress(name)
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
@@ -179,8 +179,7 @@ def cmd_run(args) -> int:
         if args.engine == "fast" and args.kernel == "linear":  # G = Z Z^T as an operator: no n x n matrix
             from reference.fast.operator import linear_gram
 
-            Xa = X if args.rho is None else reference.augment(np.asarray(X, dtype=float), float(args.rho))
-            G = linear_gram(Xa, y)
+            G = linear_gram(X, y, rho=args.rho)
         else:
             G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
         if name == "nvn":
