@@ -102,3 +102,32 @@ def test_a9a_subset_if_present():
     X, y = X[:2000], y[:2000]
     assert validate_on_data("pdm", ref.pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.3,)).conforms
     assert not validate_on_data("pdm", _off_by_one, X, y, rho=1.0, Delta=1.0, epsilons=(0.3,)).conforms
+
+
+def test_answers_computed_elsewhere_on_a_named_data_file(tmp_path, heart):
+    import json
+    import shutil
+
+    from theorems.data_validation import sha256_of, validate_data_answers
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        shutil.copy(p, tmp_path / "heart.txt")
+    X, y = heart
+    good = ref.pdm(X, y, 0.1, rho=1.0, Delta=1.0)
+    lazy = _lazy(X, y, 0.1, rho=1.0, Delta=1.0)
+    doc = {"kind": "data-answers", "data": {"file": "heart.txt", "sha256": sha256_of(tmp_path / "heart.txt"), "n_features": 13},
+           "answers": [{"algorithm": "pdm", "epsilon": 0.1, "rho": 1.0, "Delta": 1.0, "max_iter": 10**6, "status": r.status,
+                        "iterations": r.iterations, "w": r.w.tolist()} for r in (good, lazy)]}
+    f = tmp_path / "answers.json"
+    f.write_text(json.dumps(doc))
+    reports = validate_data_answers(f)
+    assert reports[0].conforms and not reports[1].conforms
+    assert [c.id for c in reports[1].failures] == ["guarantee.margin"]
+    doc["data"]["sha256"] = "0" * 64
+    f.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="does not match the document's"):
+        validate_data_answers(f)
+    doc["data"]["file"] = "missing.txt"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="not found beside"):
+        validate_data_answers(f)

@@ -30,8 +30,11 @@ Checks (each failure names the pattern index and both sides):
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -41,7 +44,7 @@ from reference.result import verify_separator_patterns
 
 from . import paper_bounds
 
-__all__ = ["DATA_ALGORITHMS", "DataCheck", "DataReport", "validate_on_data"]
+__all__ = ["DATA_ALGORITHMS", "DataCheck", "DataReport", "validate_on_data", "validate_data_answers", "sha256_of"]
 
 #: The algorithms validated on data, and the name of their accuracy argument.
 DATA_ALGORITHMS = {"pdm": "epsilon", "pdm_succ": "epsilon", "pfm": "beta"}
@@ -208,3 +211,67 @@ def validate_on_data(
             continue
         report.checks.extend(_checks_one(algorithm, float(acc), ans, P, M, R, max_iter))
     return report
+
+
+# -- answers computed elsewhere (any language), on a data file named by path and sha256 ------------
+
+
+def sha256_of(path) -> str:
+    """The sha256 (hex) of a file's bytes, as the data sets' PROVENANCE.md files give it."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def validate_data_answers(path, data_dir=None) -> List[DataReport]:
+    """Check answers computed by any program on a data file named by file name and sha256.
+
+    The document is JSON::
+
+        {"kind": "data-answers",
+         "data": {"file": "a9a.gz", "sha256": "<hex>", "n_features": 123},
+         "answers": [{"algorithm": "pdm", "epsilon": 0.01, "rho": 1.0, "Delta": 1.0,
+                      "max_iter": 10000000, "status": "separator", "iterations": 123456,
+                      "w": [...]}]}
+
+    (``beta`` instead of ``epsilon`` for PFM.)  The file is looked up beside the document, then
+    in ``data_dir``; its sha256 must match.  Each answer gets the checks of
+    :func:`validate_on_data` (the implementation is not run: its answer is the claim).
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable JSON document ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "data-answers" or not isinstance(doc.get("data"), dict):
+        raise ValueError(f'{path}: expected {{"kind": "data-answers", "data": {{"file", "sha256"}}, "answers": [...]}}')
+    spec = doc["data"]
+    name, digest = spec.get("file"), spec.get("sha256")
+    if not isinstance(name, str) or not isinstance(digest, str):
+        raise ValueError(f'{path}: "data" needs "file" (a file name) and "sha256" (hex)')
+    candidates = [path.parent / name] + ([Path(data_dir) / name] if data_dir else [])
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        raise ValueError(f"data file {name!r} not found beside {path} or in --data-dir; pass --data-dir DIR")
+    actual = sha256_of(found)
+    if actual != digest.lower():
+        raise ValueError(f"{found}: sha256 {actual} does not match the document's {digest}; the answers were computed on other data")
+    X, y = reference.load_libsvm(found, n_features=spec.get("n_features"))
+    reports: List[DataReport] = []
+    margins = {}
+    for i, ans in enumerate(doc.get("answers", [])):
+        alg = ans.get("algorithm")
+        if alg not in DATA_ALGORITHMS:
+            raise ValueError(f"{path}: answers[{i}]: algorithm must be one of {sorted(DATA_ALGORITHMS)}, got {alg!r}")
+        acc = ans.get(DATA_ALGORITHMS[alg])
+        rho, Delta = ans.get("rho", 1.0), ans.get("Delta")
+        key = (rho, Delta)
+        if key not in margins:
+            margins[key] = (reference.make_patterns(X, y, rho=rho, Delta=Delta), reference.margin_from_data(X, y, rho=rho, Delta=Delta))
+        P, M = margins[key]
+        rep = DataReport(algorithm=alg, margin=M)
+        rep.checks.extend(_checks_one(alg, float(acc), ans, P, M, M.R, int(ans.get("max_iter", DEFAULT_MAX_ITER))))
+        reports.append(rep)
+    return reports
