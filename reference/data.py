@@ -277,8 +277,12 @@ def drop_zero_rows(X, y) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     (RP14 divides by ||x_i||) and is never strictly separated; augmentation (``rho``) is the
     other way out, and keeps every point.
     """
-    Xv, yv = check_data(X, y, nonzero=False)
-    kept = np.flatnonzero(np.any(_as_float_matrix("X", Xv) != 0, axis=1))
+    if sp.issparse(X):  # stays sparse (canonical CSR: a zero row has no stored entry)
+        Xv, yv = check_sparse_data(X, y, nonzero=False)
+        kept = np.flatnonzero(np.diff(Xv.indptr) > 0)
+    else:
+        Xv, yv = check_data(X, y, nonzero=False)
+        kept = np.flatnonzero(np.any(_as_float_matrix("X", Xv) != 0, axis=1))
     if kept.size == 0:
         raise ValueError("every row of X is zero; nothing is left to separate")
     return Xv[kept], yv[kept], kept
@@ -405,7 +409,11 @@ def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def augment(X: np.ndarray, rho) -> np.ndarray:
-    """x_k -> [x_k, rho]: one extra coordinate equal to rho > 0 encodes a bias  [PT11 Sec. 2]."""
+    """x_k -> [x_k, rho]: one extra coordinate equal to rho > 0 encodes a bias  [PT11 Sec. 2].
+
+    A scipy.sparse X gives a CSR result (O(nnz + m))."""
+    if sp.issparse(X):
+        return sp.hstack([X, sp.csr_matrix(np.full((X.shape[0], 1), float(rho)))], format="csr")
     # float64 unless X holds mpf: an integer X must not truncate rho
     col = np.empty((X.shape[0], 1), dtype=object if X.dtype == object else np.float64)
     col[:, 0] = rho
@@ -413,7 +421,9 @@ def augment(X: np.ndarray, rho) -> np.ndarray:
 
 
 def reflect(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The reflected points y_i x_i (rows)  [RP14 Sec. 2; PT11 Sec. 2]."""
+    """The reflected points y_i x_i (rows)  [RP14 Sec. 2; PT11 Sec. 2] (CSR in, CSR out)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X.multiply(np.asarray(y, dtype=np.float64).reshape(-1, 1)))
     return X * y.reshape(-1, 1)
 
 
@@ -421,9 +431,12 @@ def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
     """The extended space of PT11 Sec. 5 for the 2-norm soft margin.
 
     y_k -> [ybar_k, l_k Delta delta_{1k}, ..., l_k Delta delta_{mk}], where ``Z`` holds the
-    reflected (augmented) patterns ybar_k as rows and ``y`` the labels l_k.
+    reflected (augmented) patterns ybar_k as rows and ``y`` the labels l_k.  A scipy.sparse Z
+    gives a CSR result with m more stored entries (O(nnz + m), not m^2).
     """
     m = Z.shape[0]
+    if sp.issparse(Z):
+        return sp.hstack([Z, sp.diags(float(Delta) * np.asarray(y, dtype=np.float64), format="csr")], format="csr")
     # float64 unless Z holds mpf: an integer Z must not truncate Delta
     E = np.zeros((m, m), dtype=object if Z.dtype == object else np.float64)
     for k in range(m):

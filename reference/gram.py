@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Callable, Optional, Union
 
 import numpy as np
+import scipy.sparse as sp
 
 from .arithmetic import Arithmetic, arithmetic
 from .data import _reject_zero_rows, augment, check_data, check_real
@@ -35,6 +36,7 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: O
         ``sigma`` > 0, default 1);  a callable ``K(A, B)`` returning the matrix.
     """
     ar = ar or Arithmetic(None)
+    A, B = (M.toarray() if sp.issparse(M) else M for M in (A, B))  # the kernel matrix is dense anyway
     if callable(kernel):
         if params:
             raise ValueError(f"parameters {sorted(params)} are only for the built-in kernels; bind them into your callable")

@@ -181,3 +181,21 @@ def test_progress_callback_sees_every_update():
     assert seen[-1] == r.iterations and len(seen) >= r.iterations
     with pytest.raises(ValueError, match="progress must be a callable"):
         ref.pdm(X[:50], y[:50], 0.5, progress=3)
+
+
+def test_transforms_and_kernel_matrix_accept_csr():
+    from reference.data import augment, drop_zero_rows, extend, reflect
+
+    S = sp.csr_matrix(X0)
+    assert augment(S, 2.0).toarray().tolist() == augment(X0, 2.0).tolist()
+    assert reflect(S, Y0).toarray().tolist() == reflect(X0, Y0).tolist()
+    E = extend(reflect(augment(S, 1.0), Y0), Y0, 0.5)
+    assert sp.issparse(E) and E.nnz == sp.csr_matrix(X0).nnz + 2 * 4  # rho column + one Delta per point
+    assert E.toarray().tolist() == extend(reflect(augment(X0, 1.0), Y0), Y0, 0.5).tolist()
+    from reference.gram import kernel_matrix
+
+    for k in ("linear", "polynomial", "gaussian"):
+        assert kernel_matrix(S, S, k).tobytes() == kernel_matrix(X0, X0, k).tobytes()
+    Z = np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]])
+    Xd, yd, kd = drop_zero_rows(sp.csr_matrix(Z), [1, -1, 1])
+    assert sp.issparse(Xd) and Xd.toarray().tolist() == [[0.0, 1.0], [2.0, 0.0]] and kd.tolist() == [0, 2]
