@@ -1,4 +1,4 @@
-"""The bounds explorer (``margins bounds``, :mod:`theorems.bounds`, :mod:`theorems.families`).
+"""The bounds explorer (``margins bounds``, :mod:`theorems.bounds`, :mod:`theorems.instances.families`).
 
 Fast tier: family generators, the ratio, byte-identical CSVs (same seed / other seed / --jobs),
 the search, case files, the missing-matplotlib message, the CLI.  ``-m slow``: a sweep and a
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import reference
-from theorems import bounds, families
+from theorems import bounds
+from theorems.instances import families
 from theorems.cli import main as cli_main
 
 CASES = Path(__file__).parent / "cases"
@@ -197,7 +198,7 @@ def test_search_writes_a_validate_corpus_that_validate_replays(tmp_path, capsys)
     """`margins bounds ALG --search` also writes the worst instance as a one-case corpus in the
     format of `margins export-cases`; `margins validate` replays it on an implementation (the
     reference conforms, a mutant is rejected) and on an answers file."""
-    from theorems.cases import check_document
+    from theorems.validate.schema import check_document
     from theorems.validate import validate, validate_answers, write_answers
     from tests.mutants import MUTANTS
 
@@ -249,7 +250,7 @@ def test_saved_cases_as_validate_cases(path, tmp_path):
 def test_plot_or_clear_message(tmp_path, monkeypatch):
     rows = [{"family": "planted", "phase": "sweep", "observed": 3.0, "bound": 10.0},
             {"family": "wolfe", "phase": "search", "observed": 5.0, "bound": 6.0}]
-    if bounds._have_matplotlib():
+    if bounds.outputs._have_matplotlib():
         assert bounds.write_plot(tmp_path / "p.png", rows, "t") is None
         assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
@@ -269,7 +270,7 @@ def test_cli_bounds_quick(tmp_path, capsys):
     assert "ratio" in text and "max ratio (sweep)" in text
     for f in ("snkp.csv", "snkp.json", "cases/snkp.json", "validate/snkp/snkp.json"):
         assert (out / f).is_file(), f
-    if bounds._have_matplotlib():
+    if bounds.outputs._have_matplotlib():
         assert (out / "snkp.png").is_file()
     doc = json.loads((out / "snkp.json").read_text())
     assert doc["rows"] and doc["command"].startswith("margins bounds snkp")

@@ -781,7 +781,7 @@ def test_no_nan_on_infeasible_cross_instance():
     freshly computed norm (it used sqrt(ell) and produced NaN with a RuntimeWarning)."""
     import warnings
 
-    from theorems.suite import builtin_suite
+    from theorems.instances.suite import builtin_suite
 
     inst = next(i for i in builtin_suite() if i.name.startswith("infeasible(cross"))
     with warnings.catch_warnings():

@@ -23,7 +23,7 @@ from theorems.strategies import (
     separable_instances,
     worked_example,
 )
-from theorems.suite import builtin_suite
+from theorems.instances.suite import builtin_suite
 
 TOL = 1e-9
 

@@ -31,7 +31,7 @@ from theorems.strategies import (
     separable_instances,
     worked_example,
 )
-from theorems.suite import builtin_suite, run_checks, slack_table
+from theorems.instances.suite import builtin_suite, run_checks, slack_table
 
 AR = Arithmetic(None)
 

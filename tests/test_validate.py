@@ -13,7 +13,7 @@ import pytest
 
 import reference
 from theorems import cli
-from theorems.cases import check_document, load_schema, schema_errors
+from theorems.validate.schema import check_document, load_schema, schema_errors
 from theorems.validate import (
     corpus,
     export_cases,

@@ -291,7 +291,7 @@ def check_outcome(verdicts) -> Tuple[int, List[str]]:
 
 
 def cmd_check(args) -> int:
-    from .suite import run_checks
+    from .instances.suite import run_checks
 
     ids = args.ids or None
     verdicts = run_checks(ids=ids)
@@ -363,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     mg.add_argument("--json", action="store_true", help="print a JSON object (lower, upper, method, m, d, nnz, ...)")
 
     b = sub.add_parser("bounds", help="explore how tight a paper bound is: sweep, search, worst case (see README)")
-    from .bounds import add_arguments as _bounds_arguments
+    from .bounds.cli import add_arguments as _bounds_arguments
 
     _bounds_arguments(b)
 
@@ -372,26 +372,26 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="every verdict as a JSON list (id, holds, lhs, rhs, slack, details)")
     c.add_argument("--all", action="store_true", help="one row per verdict instead of the worst per check")
 
-    from .validate import add_arguments as add_validate_arguments
+    from .validate.cli import add_arguments as add_validate_arguments
 
-    add_validate_arguments(sub)  # `validate` and `export-cases` (theorems/validate.py)
+    add_validate_arguments(sub)  # `validate` and `export-cases` (theorems/validate/cli.py)
     return p
 
 
 def cmd_validate(args) -> int:
-    from .validate import cmd_validate as run
+    from .validate.cli import cmd_validate as run
 
     return run(args)
 
 
 def cmd_export_cases(args) -> int:
-    from .validate import cmd_export_cases as run
+    from .validate.cli import cmd_export_cases as run
 
     return run(args)
 
 
 def cmd_bounds(args) -> int:
-    from .bounds import main as bounds_main
+    from .bounds.cli import main as bounds_main
 
     return bounds_main(args, getattr(args, "_argv", None))
 

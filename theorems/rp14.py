@@ -1,7 +1,7 @@
 """Executable statements of Ramdas & Pena (ICML 2014), "RP14"  (spec Part A, errata Part C).
 
 Every check is ``check(instance, **options) -> Verdict | None`` (``None``: the statement does
-not apply to the instance, see :mod:`theorems.suite`).  Checks read the algorithms' *traces*
+not apply to the instance, see :mod:`theorems.instances.suite`).  Checks read the algorithms' *traces*
 (the states the driver saw), never their internals.
 
 Conventions
@@ -933,7 +933,7 @@ def _delta_max(inst: Instance) -> Optional[float]:
     keep = lam > 1e-9 * G.shape[0]
     if int(np.sum(keep)) > 4:
         return None
-    from .strategies import origin_inradius
+    from .instances.strategies import origin_inradius
 
     Zs = U[:, keep] * np.sqrt(lam[keep])
     r, _rank = origin_inradius(Zs)

@@ -26,9 +26,9 @@ import numpy as np
 
 import reference
 
-from . import registry
-from .instances import Instance
-from .registry import REGISTRY, Verdict
+from .. import registry
+from ..registry import REGISTRY, Verdict
+from .instance import Instance
 from .strategies import (
     degenerate_cases,
     lemma7_counterexample,

@@ -68,7 +68,7 @@ import numpy as np
 
 import reference
 
-from .instances import Instance
+from .instance import Instance
 
 
 def _random_rotation(d: int, rng: np.random.Generator) -> np.ndarray:
@@ -355,7 +355,7 @@ def data_dir() -> Optional[Path]:
     cands = []
     if os.environ.get("MARGINS_DATA"):
         cands.append(Path(os.environ["MARGINS_DATA"]))
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]  # theorems/instances/families.py -> the repository
     cands += [repo.parent / "shared" / "data", Path.cwd().parent / "shared" / "data"]
     for c in cands:
         if c.is_dir():

@@ -1,6 +1,6 @@
 """The versioned, language-neutral case format of ``margins export-cases`` / ``validate --answers``.
 
-Three JSON documents, all described by ``theorems/case_schema.json`` (JSON Schema, draft 2020-12):
+Three JSON documents, all described by ``theorems/validate/case_schema.json`` (JSON Schema, draft 2020-12):
 
 * a **corpus file** ``<algorithm>.json``  -- ``{"schema_version": 1, "kind": "corpus", "algorithm",
   "cases": [case, ...]}``, where each *case* holds a stable ``case_id``, the edge-case ``flags``,
@@ -30,15 +30,19 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-__all__ = ["SCHEMA_VERSION", "load_schema", "schema_errors", "check_document", "to_jsonable", "read_json", "write_json"]
+__all__ = ["SCHEMA_VERSION", "schema_text", "load_schema", "schema_errors", "check_document", "to_jsonable", "read_json", "write_json"]
 
 SCHEMA_VERSION = 1
 
 
+def schema_text() -> str:
+    """The text of ``theorems/validate/case_schema.json`` (copied beside every exported corpus)."""
+    return (resources.files(__package__) / "case_schema.json").read_text(encoding="utf-8")
+
+
 def load_schema() -> dict:
-    """The JSON Schema of the three documents (``theorems/case_schema.json``)."""
-    path = resources.files("theorems") / "case_schema.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The JSON Schema of the three documents (``theorems/validate/case_schema.json``)."""
+    return json.loads(schema_text())
 
 
 _TYPES = {
@@ -127,7 +131,7 @@ def check_document(doc: Any, kind: Optional[str] = None) -> None:
         raise ValueError(f"expected a {kind!r} document, got kind={doc.get('kind')!r}")
     errs = schema_errors(doc)
     if errs:
-        raise ValueError("document does not follow theorems/case_schema.json: " + "; ".join(errs[:5]))
+        raise ValueError("document does not follow theorems/validate/case_schema.json: " + "; ".join(errs[:5]))
 
 
 def to_jsonable(v: Any) -> Any:

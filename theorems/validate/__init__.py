@@ -1,0 +1,100 @@
+"""Validate any implementation of an RP14 / PT11 algorithm against the reference.
+
+    from theorems.validate import validate
+    report = validate("snkp", my_snkp)          # my_snkp(G, *, max_iter=..., trace=...) -> Result-like
+    report.conforms, print(report.format())
+
+What is checked, in layers (each check has an id, reported with its outcome):
+
+**Layer 1 -- the claim** (always).
+
+* ``answer.contract``  the call returned (no exception, no timeout) an object with the Result
+  attributes (or a mapping with those keys): ``status`` in {separator, certificate, max_iter} and
+  allowed for the algorithm, an integer ``iterations >= 0``, and the vector the status needs, of
+  the right length and finite.
+* ``claim.separator``  a claimed separator separates, recomputed in float64 from the returned
+  vector alone: y_i <w, x_i> > 0 (primal), G alpha > 0 (Gram algorithms), a.y_k > 0 on the
+  augmented/extended patterns (PT11).  A zero vector, or an exact 0 margin, fails; a negative
+  normalized margin above -1e-7 is a *near tie* and reported as a note, not a failure (float32).
+* ``claim.certificate``  p is in the simplex (entries >= -1e-9, |sum - 1| <= 1e-6) and
+  ||p||_G is within the algorithm's accuracy (NVN: <= epsilon; SNKPVN: < delta; ISNKPVN: < epsilon).
+* ``claim.max_iter``  a "max_iter" is *honest*: it is dishonest (a) to stop before the budget
+  (``iterations < max_iter``) without a claim, or (b) to return a vector that already passes the
+  algorithm's own exit test (G alpha > 0 / y_i <w, x_i> > 0 / ||p||_G <= accuracy) -- the claim was
+  left on the table.  Whether the *reference* converged is not part of honesty (that is layer 2,
+  and only where a theorem guarantees it).  (b) is not applied to PT11, whose exit test is "a full
+  pass without an update", a property of the run, not of the vector.
+
+**Layer 2 -- the papers' guarantees** (always; skipped where the instance gives no theorem or the
+implementation lacks the capability).
+
+* ``bound.iterations``  the counter is within the paper's bound (:mod:`theorems.paper_bounds`,
+  evaluated at the conservative end of the certified margin interval from
+  :func:`reference.margin`); and when that bound is within the budget, "max_iter" is a failure
+  (the theorem guarantees termination).  One iteration of slack absorbs counter conventions.
+* ``guarantee.margin``  PT11: a separator's directional margin min_k a.y_k/||a|| is
+  >= (1-eps) gamma_d (PDM, PDM-succ) or > beta (PFM).
+* ``invariant.final``  statements about the returned iterate that every correct run satisfies:
+  alpha, p in the simplex (NKP k >= 1, SNKP, SNKPVN, ISNKPVN, NVN); NKP: k alpha_k is a vector
+  of nonnegative integers (an average of k vertices) and ||alpha_k||_G^2 <= 1/k; Normalized
+  Perceptron: ||w_k||^2 <= 1/k (R^2/k unnormalized); Perceptron: ||w_k||^2 <= k R^2 and
+  ||w_k|| >= k rho (Block-Novikoff's two halves); NVN: ||p_k||_G^2 (k+1) <= 1; SNKP: the excessive
+  gap condition L_{mu_k}(alpha_k) <= -||p_k||_G^2/2 with mu_k = 4/((k+1)(k+2)) (Lemma 5); SNKPVN:
+  the same with L^q and mu_k = 4n/((k+1)(k+2)) (Lemmas 8/9); PT11: eq. (4) gamma_d <= ||a_t||/t,
+  ||a_t|| <= R t, PDM's exit (8) with the returned t (min a.y_k > (1-eps)||a_t||/t), and in the
+  extended space (Delta given) the update counts read off the extra coordinates are nonnegative
+  integers summing to t.
+* ``invariant.trace``  when the implementation returns a trace: every iterate satisfies the
+  per-iterate statements above (Lemma 5 / Lemma 8-9 EGC, mu_k's closed form, eq. (4), NVN's
+  1/sqrt(k+1)), and every step is a legitimate step of the algorithm (NKP / Normalized Perceptron:
+  a vertex chosen among the near-argmin; Perceptron: a mistake; PDM/PFM: an update on a pattern
+  satisfying (8) / (7)).
+
+**Layer 3 -- ``strict=True``**: the trajectory agrees with the reference's step by step (rtol
+1e-6).  A divergence right after a near-tie decision of the reference (an argmin whose two best
+candidates are within 1e-9) is reported as a note and ends the comparison; any other divergence,
+or a different final status / counter, fails.
+
+Legitimate differences -- argmin tie-breaking, which misclassified point a Perceptron takes, a
+later (but valid) stopping iterate, float32 arithmetic on well-conditioned data -- pass layers 1-2.
+
+Instances: a fixed corpus of edge cases (:func:`corpus`, the same cases ``margins export-cases``
+writes) and instances drawn by hypothesis from :mod:`theorems.strategies`, with derandomized
+settings (so a run is deterministic) and shrinking (so a failure is reported on a minimal
+instance).
+
+The harness is a package with one module per room: :mod:`.case` (the case and the algorithm
+table), :mod:`.corpus`, :mod:`.answer` and :mod:`.call` (what an implementation returns, and calling
+it), :mod:`.checks` (the layers), :mod:`.search` (hypothesis), :mod:`.run` (the entry points),
+:mod:`.schema` and :mod:`.files` (the JSON format, files in and out), :mod:`.cli`.  This file only
+re-exports the public face.
+"""
+
+from .call import load_callable
+from .case import ALGORITHMS, Case, make_case
+from .checks import evaluate, run_case
+from .corpus import corpus
+from .files import export_cases, validate_answers, validate_trace, write_answers, write_corpus
+from .report import LAYERS, CheckResult, Failure, Report
+from .run import parametrize_with_checks, validate
+
+__all__ = [
+    "ALGORITHMS",
+    "LAYERS",
+    "CheckResult",
+    "Case",
+    "Failure",
+    "Report",
+    "validate",
+    "parametrize_with_checks",
+    "corpus",
+    "make_case",
+    "run_case",
+    "evaluate",
+    "export_cases",
+    "write_corpus",
+    "write_answers",
+    "validate_answers",
+    "validate_trace",
+    "load_callable",
+]

@@ -1,0 +1,80 @@
+"""Normalizing whatever an implementation returns (a Result-like object or a mapping, with or
+without a trace) into one answer dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+import numpy as np
+
+
+
+def _get(obj, key, default=None):
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _vec(v) -> Optional[np.ndarray]:
+    if v is None:
+        return None
+    try:
+        a = np.asarray(v)
+        if a.dtype == object:
+            a = np.array([float(x) for x in a.ravel()])
+        return np.asarray(a, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        return None
+
+
+def _state_dict(s) -> Dict[str, Any]:
+    if isinstance(s, Mapping):
+        d = dict(s)
+    elif hasattr(s, "__dataclass_fields__"):
+        d = {k: getattr(s, k) for k in s.__dataclass_fields__}
+    elif hasattr(s, "__dict__"):
+        d = dict(vars(s))
+    else:
+        return {}
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        if k in ("alpha", "p", "w", "a", "q"):
+            out["w" if k == "a" else k] = _vec(v)
+        elif k in ("k", "t"):
+            try:
+                out[k] = int(v)
+            except (TypeError, ValueError):
+                pass
+        elif k == "mu":
+            try:
+                out["mu"] = float(v)
+            except (TypeError, ValueError):
+                pass
+    return out
+
+
+def normalize_answer(obj) -> Dict[str, Any]:
+    """An implementation's return value (Result-like object or mapping) as a plain dict:
+    status, iterations, alpha, w, p (float64 vectors or None), trace (list of dicts or None)."""
+    status = _get(obj, "status")
+    it = _get(obj, "iterations")
+    try:
+        it_int = int(it) if it is not None and float(it) == int(it) else it
+    except (TypeError, ValueError):
+        it_int = it
+    trace = _get(obj, "trace")
+    tr = None
+    if trace is not None:
+        try:
+            tr = [_state_dict(s) for s in trace]
+        except TypeError:
+            tr = None
+    return {
+        "status": status if isinstance(status, str) else (str(status) if status is not None else None),
+        "iterations": it_int,
+        "alpha": _vec(_get(obj, "alpha")),
+        "w": _vec(_get(obj, "w")),
+        "p": _vec(_get(obj, "p")),
+        "trace": tr,
+    }

@@ -1,0 +1,347 @@
+"""A validation case: one instance + arguments of one algorithm, with the reference's answer and
+what the papers guarantee on it (:class:`Case`, built by :func:`make_case`).  Also the table of
+the algorithms the harness knows: their data kind, positional arguments and allowed statuses.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+import reference
+
+from .. import paper_bounds as pbounds
+from ..instances import Instance
+from .answer import normalize_answer
+from .schema import from_number, to_jsonable
+
+ALGORITHMS = tuple(reference.ALGORITHMS)
+RP14_PRIMAL = ("perceptron", "normalized_perceptron")
+RP14_GRAM = ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
+PT11 = ("pfm", "pdm", "pdm_succ")
+STATUSES = {
+    "perceptron": ("separator", "max_iter"),
+    "normalized_perceptron": ("separator", "max_iter"),
+    "nkp": ("separator", "max_iter"),
+    "snkp": ("separator", "max_iter"),
+    "nvn": ("separator", "certificate", "max_iter"),
+    "snkpvn": ("separator", "certificate", "max_iter"),
+    "isnkpvn": ("separator", "certificate", "max_iter"),
+    "pfm": ("separator", "max_iter"),
+    "pdm": ("separator", "max_iter"),
+    "pdm_succ": ("separator", "max_iter"),
+}
+# positional parameters after the data, in the reference's order
+POSITIONAL = {
+    "nvn": ("epsilon",),
+    "snkpvn": ("q", "delta"),
+    "isnkpvn": ("gamma", "epsilon"),
+    "pfm": ("beta",),
+    "pdm": ("epsilon",),
+    "pdm_succ": ("epsilon", "eta"),
+}
+KEYWORDS = ("normalize", "rule", "rho", "Delta", "max_iter", "max_epochs", "trace")
+
+CAP = 20_000  # largest budget handed to an implementation
+CAP_NO_BOUND = 500  # budget when no theorem promises termination (e.g. a Perceptron on infeasible data)
+
+
+@dataclass
+class Case:
+    """One instance + arguments of one algorithm, with what the reference and the papers say.
+
+    ``bound`` is the paper's bound on the counter (None: no theorem applies);
+    ``termination_required`` says the bound is within ``max_iter``, so "max_iter" is a failure.
+    """
+
+    case_id: str
+    algorithm: str
+    flags: Tuple[str, ...]
+    X: np.ndarray
+    y: np.ndarray
+    kernel: str
+    params: Dict[str, Any]
+    args: Dict[str, Any]  # algorithm arguments (epsilon, q, delta, gamma, beta, eta, rho, Delta, normalize)
+    max_iter: int
+    margin_name: str
+    m_lo: float
+    m_hi: float
+    R: Optional[float]
+    bound: Optional[float]
+    bound_source: str
+    termination_required: bool
+    margin_guarantee: Optional[float]
+    reference: Dict[str, Any]
+    G: Optional[np.ndarray] = None  # Gram algorithms: the matrix they take; all: used for certificates
+    P: Optional[np.ndarray] = None  # PT11 patterns (augmented, extended), rows
+    name: str = ""
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def Z(self) -> np.ndarray:
+        """Reflected points y_i x_i (rows)."""
+        return self.X * self.y.reshape(-1, 1)
+
+    def instance_dict(self) -> Dict[str, Any]:
+        d = {"name": self.name, "X": self.X, "y": self.y, "kernel": self.kernel, "params": self.params}
+        if self.G is not None and self.algorithm in RP14_GRAM:
+            d["G"] = self.G
+        if self.P is not None:
+            d["patterns"] = self.P
+        return d
+
+    def to_json(self) -> dict:
+        return to_jsonable({
+            "case_id": self.case_id,
+            "algorithm": self.algorithm,
+            "flags": list(self.flags),
+            "instance": self.instance_dict(),
+            "arguments": dict(self.args, max_iter=self.max_iter),
+            "reference": _answer_json(self.reference),
+            "bounds": {
+                "margin_name": self.margin_name,
+                "margin_lower": self.m_lo,
+                "margin_upper": self.m_hi,
+                "R": self.R,
+                "iterations": self.bound,
+                "iterations_source": self.bound_source,
+                "termination_required": self.termination_required,
+                "margin_guarantee": self.margin_guarantee,
+            },
+        })
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Case":
+        inst, b = d["instance"], d["bounds"]
+        args = dict(d["arguments"])
+        max_iter = int(args.pop("max_iter"))
+        if "q" in args and args["q"] is not None:
+            args["q"] = np.asarray(args["q"], dtype=np.float64)
+        G = np.asarray(inst["G"], dtype=np.float64) if inst.get("G") is not None else None
+        P = np.asarray(inst["patterns"], dtype=np.float64) if inst.get("patterns") is not None else None
+        X = np.asarray(inst["X"], dtype=np.float64)
+        y = np.asarray(inst["y"], dtype=np.int64)
+        if G is None:
+            try:
+                G = reference.gram(X, y, inst["kernel"], **inst.get("params", {}))
+            except ValueError:
+                G = None
+        return cls(
+            case_id=d["case_id"], algorithm=d["algorithm"], flags=tuple(d["flags"]), X=X, y=y,
+            kernel=inst["kernel"], params=dict(inst.get("params", {})), args=args, max_iter=max_iter,
+            margin_name=b["margin_name"], m_lo=from_number(b["margin_lower"]), m_hi=from_number(b["margin_upper"]),
+            R=from_number(b.get("R")), bound=from_number(b.get("iterations")), bound_source=b.get("iterations_source", ""),
+            termination_required=bool(b.get("termination_required", False)),
+            margin_guarantee=from_number(b.get("margin_guarantee")),
+            reference=normalize_answer(d["reference"]), G=G, P=P, name=inst.get("name", ""),
+        )
+
+
+def _answer_json(a: Mapping[str, Any]) -> dict:
+    out = {k: a.get(k) for k in ("status", "iterations", "alpha", "w", "p")}
+    if a.get("trace") is not None:
+        out["trace"] = a["trace"]
+    return out
+
+
+def _interval(m) -> Tuple[float, float]:
+    return float(m.lower), float(m.upper)
+
+
+@lru_cache(maxsize=512)
+def _margin_cached(key: bytes, shape: Tuple[int, int], data: bytes):
+    K = np.frombuffer(data, dtype=np.float64).reshape(shape)
+    return reference.margin(K)
+
+
+def _margin(K: np.ndarray) -> Tuple[float, float]:
+    K = np.ascontiguousarray(np.asarray(K, dtype=np.float64))
+    m = _margin_cached(b"", K.shape, K.tobytes())
+    return _interval(m)
+
+
+def _pt11_patterns(X, y, rho, Delta) -> np.ndarray:
+    A = reference.augment(np.asarray(X, dtype=np.float64), rho) if rho is not None else np.asarray(X, dtype=np.float64)
+    P = reference.reflect(A, np.asarray(y))
+    if Delta is not None:
+        P = reference.extend(P, np.asarray(y), Delta)
+    return np.asarray(P, dtype=np.float64)
+
+
+def _slug(s: str) -> str:
+    out = "".join(c if (c.isalnum() or c in "_.:=,()+-") else "_" for c in s)
+    return out.strip("_") or "case"
+
+
+def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, Delta: Optional[float] = None,
+              variant: str = "", cap: int = CAP, budget: Optional[int] = None,
+              arguments: Optional[Mapping[str, Any]] = None) -> Optional[Case]:
+    """The case of ``algorithm`` on ``inst`` (None when the algorithm does not apply to it).
+
+    Arguments are chosen so that the papers' theorems apply where they can: NVN/ISNKPVN accuracy
+    0.05; SNKPVN with q = 1_n/n and delta = min(0.05, rho_K/2) on feasible data (Lemma 8); PFM with
+    beta = (1 - eps) gamma_d (eps = 0.3 by default) at the lower end of the certified gamma_d;
+    PDM eps = 0.3 and PDM-succ eps = 0.1, eta = 8 by default; PT11 rho = 1 (bias by augmentation),
+    Delta = the extended space when given.  ``arguments`` overrides the RP14 defaults (``rule`` of
+    the Perceptron, ``epsilon`` of NVN / ISNKPVN, ``q`` and ``delta`` of SNKPVN, ``gamma`` of
+    ISNKPVN); the paper's bound follows them.  (``margins bounds --search`` uses this to turn its
+    worst instance into a case.)
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    over = dict(arguments or {})
+    X = np.asarray(inst.X, dtype=np.float64)
+    y = np.asarray(inst.y, dtype=np.int64)
+    kernel = inst.kernel if isinstance(inst.kernel, str) else None
+    if kernel is None:
+        return None  # a callable kernel cannot be exported
+    linear = kernel == "linear"
+    n = X.shape[0]
+    args: Dict[str, Any] = {}
+    G = None
+    P = None
+    try:
+        G = np.asarray(reference.gram(X, y, kernel, **inst.params), dtype=np.float64)
+    except ValueError:
+        if algorithm in RP14_GRAM or algorithm in RP14_PRIMAL:
+            return None
+    bound = None
+    source = ""
+    guarantee = None
+    R = None
+    feasible = None
+
+    if algorithm in RP14_PRIMAL:
+        if not linear:
+            return None
+        if algorithm == "perceptron":
+            name = "rho"
+            if over.get("rule", "cyclic") != "cyclic":
+                args["rule"] = str(over["rule"])
+            lo, hi = _margin(reference.signed_gram(X, y))
+            R = float(np.max(np.linalg.norm(X, axis=1)))
+            if lo > 0:
+                bound, source = pbounds.novikoff(R, lo), "RP14 Sec. 2 Block-Novikoff: max||x||^2/rho^2"
+        else:
+            name = "rho_2"
+            args["normalize"] = True
+            lo, hi = _margin(G)
+            R = 1.0
+            if lo > 0:
+                bound, source = pbounds.normalized_perceptron(lo), "RP14 Sec. 2.1: 1/rho_2^2"
+        feasible = lo > 0 if lo > 0 or hi < 0 else None
+    elif algorithm in RP14_GRAM:
+        name = "rho_K"
+        lo, hi = _margin(G)
+        feasible = True if lo > 0 else (False if hi <= 0 else None)
+        if algorithm == "nkp":
+            if lo > 0:
+                bound, source = pbounds.nkp(lo), "RP14 Sec. 3.2: 1/rho_K^2"
+        elif algorithm == "snkp":
+            if lo > 0:
+                bound, source = pbounds.snkp(lo, n), "RP14 Thm. 1: 2 sqrt(2 log n)/rho_K"
+        elif algorithm == "nvn":
+            args["epsilon"] = float(over.get("epsilon", 0.05))
+            if hi <= 0:
+                bound, source = pbounds.nvn(args["epsilon"]), "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
+        elif algorithm == "snkpvn":
+            q = np.asarray(over["q"], dtype=np.float64) if over.get("q") is not None else np.full(n, 1.0 / n)
+            delta = float(over["delta"]) if "delta" in over else (0.05 if lo <= 0 else min(0.05, lo / 2))
+            args["q"], args["delta"] = q, float(delta)
+            if lo > 0:
+                bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
+            elif hi <= 0:
+                qn = math.sqrt(max(float(q @ G @ q), 0.0))
+                bound = pbounds.snkpvn_infeasible(delta, n, qn, min(hi, 0.0))
+                source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
+        elif algorithm == "isnkpvn":
+            gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
+            args["gamma"], args["epsilon"] = gamma, epsilon
+            q0 = np.full(n, 1.0 / n)
+            q0n = math.sqrt(max(float(q0 @ G @ q0), 0.0))
+            inner = 2.0 * math.sqrt(2.0 * n)
+            if lo > epsilon:
+                calls = pbounds.isnkpvn_outer_loops(q0n, lo, gamma) + 1
+                bound = calls * (math.floor(pbounds.snkpvn_feasible(lo, n)) + 1)
+                source = "RP14 Thm. 4(1): (outer loops + 1) x (2 sqrt(2n)/rho_K + 1)"
+            elif hi < 0:
+                calls = pbounds.isnkpvn_outer_loops(q0n, epsilon, gamma) + 1
+                per = inner * min(1.0 / epsilon, gamma / abs(hi))
+                last = inner * gamma / abs(hi)
+                bound = calls * (math.floor(per) + 1) + math.floor(last) + 1
+                source = "RP14 Thm. 4(2) with Lemma 9 (proved Lemma 7)"
+    else:  # PT11
+        if not linear:
+            return None
+        rho = 1.0
+        args["rho"] = rho
+        args["Delta"] = Delta
+        P = _pt11_patterns(X, y, rho, Delta)
+        name = "gamma_d"
+        lo, hi = _margin(P @ P.T)
+        if not lo > 0:
+            return None  # PT11 needs separable (augmented / extended) data
+        feasible = True
+        R = float(np.max(np.linalg.norm(P, axis=1)))
+        if algorithm == "pfm":
+            e = 0.3 if eps is None else eps
+            beta = (1.0 - e) * lo
+            args["beta"] = beta
+            eff = 1.0 - beta / lo
+            bound, source = pbounds.pfm_theorem1(R, lo, eff), "PT11 Thm. 1"
+            guarantee = beta
+        else:
+            e = (0.3 if algorithm == "pdm" else 0.1) if eps is None else eps
+            args["epsilon"] = e
+            if algorithm == "pdm_succ":
+                args["eta"] = 8.0
+            bound, source = pbounds.pdm_theorem2(R, lo, e), "PT11 Thm. 2" + (" (the whole run is a PDM(eps) run, Sec. 3)" if algorithm == "pdm_succ" else "")
+            guarantee = (1.0 - e) * lo
+    if bound is not None and not math.isfinite(bound):
+        bound = None
+    termination = bound is not None and bound + 2 <= cap
+    if termination:
+        max_iter = int(math.floor(bound)) + 2
+    elif feasible is False and algorithm in ("perceptron", "normalized_perceptron", "nkp", "snkp"):
+        max_iter = CAP_NO_BOUND  # nothing to find: a short budget keeps the run cheap
+    else:
+        max_iter = cap
+    if budget is not None:  # a budget-exhaustion case: honesty when the budget runs out
+        termination, max_iter = False, int(budget)
+    ref = _reference_answer(algorithm, X, y, G, args, max_iter)
+    if budget is not None:
+        pass
+    elif not termination and ref["status"] != "max_iter":
+        max_iter = int(min(max_iter, max(CAP_NO_BOUND, 20 * ref["iterations"] + 100)))
+    if not termination and ref["status"] == "max_iter":
+        max_iter = min(max_iter, CAP_NO_BOUND)
+        ref = _reference_answer(algorithm, X, y, G, args, max_iter)
+    flags = tuple(dict.fromkeys(tuple(inst.flags) + (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ())))
+    cid = f"{algorithm}/{_slug(inst.name)}" + (f"/{_slug(variant)}" if variant else "")
+    return Case(
+        case_id=cid, algorithm=algorithm, flags=flags, X=X, y=y, kernel=kernel, params=dict(inst.params),
+        args=args, max_iter=max_iter, margin_name=name, m_lo=lo, m_hi=hi, R=R, bound=bound, bound_source=source,
+        termination_required=termination, margin_guarantee=guarantee, reference=ref, G=G, P=P, name=inst.name,
+    )
+
+
+def _reference_answer(algorithm, X, y, G, args, max_iter, trace: bool = False) -> Dict[str, Any]:
+    fn = getattr(reference, algorithm)
+    kw = {k: v for k, v in args.items() if k in KEYWORDS}
+    pos = [args[p] for p in POSITIONAL.get(algorithm, ())]
+    if algorithm in PT11:
+        kw["max_epochs"] = 10**9
+    data = (G,) if algorithm in RP14_GRAM else (X, y)
+    res = fn(*data, *pos, max_iter=max_iter, trace=trace, **kw)
+    return normalize_answer(res)
+
+
+def _reference_trace(case: Case) -> Optional[List[dict]]:
+    return _reference_answer(case.algorithm, case.X, case.y, case.G, case.args, case.max_iter, trace=True).get("trace")

@@ -1,0 +1,68 @@
+"""``margins validate`` and ``margins export-cases`` (dispatched from :mod:`theorems.cli`).
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+
+
+from .call import load_callable
+from .case import ALGORITHMS
+from .files import export_cases, validate_answers, validate_trace
+from .report import Report
+from .run import validate
+from .schema import read_json, SCHEMA_VERSION
+
+def add_arguments(sub) -> None:
+    """Register ``validate`` and ``export-cases`` on the CLI's subparsers."""
+    v = sub.add_parser("validate", help="check an implementation (Python callable, or answers/traces written by any program) against the reference")
+    v.add_argument("algorithm", nargs="?", choices=ALGORITHMS, help="reference function name")
+    v.add_argument("callable", nargs="?", help="MODULE:CALLABLE or path/to/file.py:CALLABLE")
+    v.add_argument("--kwargs", default=None, help="JSON object of extra keyword arguments bound into the callable")
+    v.add_argument("--answers", default=None, help="an answers document (see theorems/validate/case_schema.json)")
+    v.add_argument("--trace", default=None, help="a trace document (see theorems/validate/case_schema.json)")
+    v.add_argument("--cases", default=None, help="corpus directory written by export-cases or by `margins bounds --search` "
+                                                 "(default: regenerate the fixed corpus); with MODULE:CALLABLE, run exactly "
+                                                 "its cases of ALGORITHM (add --budget N for hypothesis examples too)")
+    v.add_argument("--budget", type=int, default=None, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
+    v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference (layer 3)")
+    v.add_argument("--seed", type=int, default=0, help="0 = derandomized (default)")
+    v.add_argument("--json", action="store_true")
+    e = sub.add_parser("export-cases", help="write the validation corpus (JSON, schema_version 1) for implementations in any language")
+    e.add_argument("directory")
+    e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, default=None)
+
+
+def cmd_validate(args) -> int:
+    import json
+
+    reports: List[Report] = []
+    if args.answers or args.trace:
+        if args.answers:
+            reports += validate_answers(args.answers, args.cases, strict=args.strict)
+        if args.trace:
+            reports += validate_trace(args.trace, args.cases)
+    else:
+        if not args.algorithm or not args.callable:
+            raise ValueError("pass ALGORITHM MODULE:CALLABLE, or --answers FILE / --trace FILE")
+        impl = load_callable(args.callable)
+        if args.kwargs:
+            import functools
+
+            impl = functools.partial(impl, **json.loads(args.kwargs))
+        budget = args.budget if args.budget is not None else (0 if args.cases else 20)
+        reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases))
+    if args.json:
+        print(json.dumps([r.as_dict() for r in reports], indent=1))
+    else:
+        for r in reports:
+            print(r.format() if not r.conforms else r.summary())
+    return 0 if reports and all(r.conforms for r in reports) else 1
+
+
+def cmd_export_cases(args) -> int:
+    paths = export_cases(args.directory, args.algorithms)
+    n = sum(len(read_json(p)["cases"]) for p in paths if p.name != "case_schema.json")
+    print(f"wrote {n} cases in {len(paths) - 1} files and case_schema.json to {args.directory} (schema_version {SCHEMA_VERSION})")
+    return 0

@@ -1,0 +1,65 @@
+"""The fixed corpus of edge cases every validation runs (the cases ``margins export-cases`` writes).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import List, Tuple
+
+
+
+from ..instances import Instance
+from .case import CAP, Case, make_case, PT11
+
+def _corpus_instances() -> List[Instance]:
+    from ..instances import strategies as S
+
+    insts = list(S.degenerate_cases())
+    insts.append(S.worked_example(3.0))
+    insts.append(S.planted_separable(3, 3, 5, 0.3, seed=1))
+    insts.append(S.planted_separable(4, 3, 6, 0.2, seed=2, unit=False, scale=2.0))
+    insts.append(S.planted_infeasible("simplex", 2, 0))
+    insts.append(S.planted_infeasible("random", 3, 5, m=6))
+    insts.append(S.random_kernel_instance("gaussian", 8, 2, seed=3, sigma=1.0))
+    insts.append(S.random_kernel_instance("polynomial", 6, 2, seed=4, degree=2, c=1.0))
+    return insts
+
+
+def corpus(algorithm: str, cap: int = CAP) -> List[Case]:
+    return list(_corpus(algorithm, cap))
+
+
+@lru_cache(maxsize=32)
+def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
+    """The fixed, deterministic corpus of ``algorithm`` (what ``margins export-cases`` writes):
+    every edge case of :func:`theorems.strategies.degenerate_cases`, RP14's worked example, planted
+    separable / infeasible instances and two kernel instances; for PT11 several eps and the
+    extended space (Delta = 1)."""
+    out: List[Case] = []
+    seen = set()
+    for inst in _corpus_instances():
+        variants: List[Tuple[str, dict]] = [("", {})]
+        if algorithm == "pdm":
+            variants = [("eps=0.3", {"eps": 0.3}), ("eps=0.7", {"eps": 0.7}), ("eps=0.3,Delta=1", {"eps": 0.3, "Delta": 1.0})]
+        elif algorithm in ("pfm", "pdm_succ"):
+            variants = [("", {}), ("Delta=1", {"Delta": 1.0})]
+        for tag, kw in variants:
+            c = make_case(algorithm, inst, variant=tag, cap=cap, **kw)
+            if c is not None and c.case_id not in seen:
+                seen.add(c.case_id)
+                out.append(c)
+    # budget exhaustion: the two first cases on which the reference needs >= 6 iterations, rerun
+    # with half that budget -- a 'max_iter' must then be honest and any claim must still be true
+    slow = [c for c in out if c.reference["status"] != "max_iter" and c.reference["iterations"] >= 6][:2]
+    for c in slow:
+        inst = next(i for i in _corpus_instances() if i.name == c.name)
+        tag = (c.case_id.split("/", 2)[2] + "," if c.case_id.count("/") == 2 else "") + "budget"
+        kw = {}
+        if c.algorithm in PT11:
+            kw = {"Delta": c.args.get("Delta")}
+            if c.algorithm != "pfm":
+                kw["eps"] = c.args["epsilon"]
+        b = make_case(algorithm, inst, variant=tag, cap=cap, budget=c.reference["iterations"] // 2, **kw)
+        if b is not None:
+            out.append(b)
+    return tuple(out)
