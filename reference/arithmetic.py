@@ -208,10 +208,14 @@ def project_simplex(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     return np.array([x - tau if x - tau > zero else zero for x in v], dtype=v.dtype)
 
 
-def g_norm(G: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
+def g_norm(G: np.ndarray, alpha: np.ndarray, ar: Optional[Arithmetic] = None):
     """The G-seminorm ||alpha||_G = sqrt(max(alpha^T G alpha, 0))  [RP14 Sec. 3].
 
-    The ``max`` guards against round-off making the quadratic form slightly negative.
+    The ``max`` guards against round-off making the quadratic form slightly negative.  Without
+    ``ar`` the norm is computed in float64 and returned as a Python ``float``.
     """
+    if ar is None:
+        G, alpha = np.asarray(G, dtype=np.float64), np.asarray(alpha, dtype=np.float64)
+        return float(g_norm(G, alpha, Arithmetic(None)))
     q = alpha @ (G @ alpha)
     return ar.sqrt(q if q > 0 else ar.scalar(0))

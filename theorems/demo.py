@@ -112,7 +112,7 @@ def run_demo() -> Tuple[List[dict], bool]:
             if name == "perceptron":
                 m = reference.margin(reference.signed_gram(X, y))
                 res = fn(X, y)
-                bound = pb.novikoff(np.max(np.linalg.norm(X, axis=1)), m.lower)
+                bound = pb.novikoff(pb.radius(X), m.lower)
                 Pv = reference.reflect(X, y)
             elif name == "normalized_perceptron":
                 res = fn(X, y)
@@ -120,7 +120,7 @@ def run_demo() -> Tuple[List[dict], bool]:
                 Pv = reference.reflect(X / np.linalg.norm(X, axis=1, keepdims=True), y)
             elif name in ("pfm", "pdm", "pdm_succ"):
                 m = reference.margin(P @ P.T)
-                R = float(np.max(np.linalg.norm(P, axis=1)))
+                R = pb.radius(P)
                 if name == "pfm":
                     beta = (1 - EPS_PDM) * m.lower
                     res = fn(X, y, beta, rho=1.0, Delta=Delta)
@@ -143,13 +143,13 @@ def run_demo() -> Tuple[List[dict], bool]:
                 elif name == "snkpvn":
                     q = np.full(n, 1.0 / n)
                     res = fn(G, q, EPS_NVN)
-                    qn = float(np.sqrt(max(q @ G @ q, 0)))
+                    qn = reference.g_norm(G, q)
                     bound = (pb.snkpvn_feasible(mG.lower, n) if mG.lower > EPS_NVN
                              else pb.snkpvn_infeasible(EPS_NVN, n, qn, mG.value) if mG.upper < 0 else None)
                 else:  # isnkpvn
                     res = fn(G, GAMMA, EPS_NVN)
                     q = np.full(n, 1.0 / n)
-                    qn = float(np.sqrt(max(q @ G @ q, 0)))
+                    qn = reference.g_norm(G, q)
                     if mG.lower > EPS_NVN or mG.upper < 0:
                         bound = pb.isnkpvn_total(n, qn, mG.lower if mG.lower > 0 else mG.value, GAMMA, EPS_NVN)
             verified = _independent_verify(name, res, G, Pv)

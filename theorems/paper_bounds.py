@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 __all__ = [
+    "radius",
     "novikoff",
     "normalized_perceptron",
     "nkp",
@@ -33,6 +36,13 @@ def _check_margin(name: str, value: float) -> float:
     if not value > 0:
         raise ValueError(f"{name} must be > 0 for this bound (got {value!r}); the bound applies to separable data only")
     return value
+
+
+def radius(points) -> float:
+    """R = max_k ||y_k||, the largest row norm of ``points`` (the data X, or PT11's patterns y_k):
+    the R of Block-Novikoff's bound [RP14 Sec. 2] and of PT11 Thms. 1, 2 [PT11 Sec. 2]."""
+    P = np.asarray(points, dtype=np.float64)
+    return float(np.max(np.linalg.norm(P, axis=1)))
 
 
 def novikoff(R: float, rho: float) -> float:

@@ -203,7 +203,7 @@ def planted_pt11(
     Yarr, lab = Yarr[perm], lab[perm]
     support = tuple(sorted(int(np.flatnonzero(perm == i)[0]) for i in support))
     X = Yarr[:, :d] * lab.reshape(-1, 1)
-    R_aug = float(np.max(np.linalg.norm(Yarr, axis=1)))
+    R_aug = paper_bounds.radius(Yarr)
     name = f"planted_pt11(n={n},d={d},gamma={gamma:g},rho={rho:g},spread={spread:g},seed={seed})"
     return Instance(
         name=name,
@@ -350,7 +350,7 @@ def check_eq4(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
         return None
     lo, val, hi = _interval(gamma_d(instance, rho))
     P = patterns(instance, rho)
-    R = float(np.max(np.linalg.norm(P, axis=1)))
+    R = paper_bounds.radius(P)
     D = P.shape[1]
     out = []
     for label, res in _runs_for(instance, runs, eps, rho, cap):
@@ -384,7 +384,7 @@ def _eq5_from(instance, P, lo, hi, t, a, label) -> Optional[Verdict]:
     na = float(np.linalg.norm(a))
     lhs = (hi - gp) / hi  # worst end: largest lhs
     rhs = 1.0 - gp * t / na
-    R = float(np.max(np.linalg.norm(P, axis=1)))
+    R = paper_bounds.radius(P)
     tol = (gp / lo) * ((t + P.shape[1] + 4) * U64 * R / lo + (hi - lo) / lo) + 4 * U64
     # slack: given gamma'_d > 0, (5) <=> gamma_d t_c/||a_{t_c}|| <= 1, which measures its tightness
     slack = hi * t / na if gp > 0 else slack_of(lhs, rhs)
@@ -539,7 +539,7 @@ def _lemma1_samples(instance: Instance, samples: int, seed) -> List[Tuple[float,
     if _applies(instance):
         lo, val, hi = _interval(gamma_d(instance))
         if lo > 0:
-            R = float(np.max(np.linalg.norm(patterns(instance), axis=1)))
+            R = paper_bounds.radius(patterns(instance))
             for e in (0.05, 0.3, 0.7, 1.0):
                 x = lo / R
                 alpha = 2 * x * (1 - x * (1 - e))
@@ -577,10 +577,6 @@ def check_lemma1(instance: Instance, *, samples: int = 200, seed=None, digits: i
 THM1 = "PFM with beta = (1 - eps) gamma_d makes t <= (1 + e^-1) delta (C + ln((1 + e) delta)) updates, delta = R^2/(2 eps gamma_d^2), alpha = 2 x (1 - x (1 - eps)), x = gamma_d/R, C = 2 sqrt(alpha) + ln sqrt(alpha)"
 THM2 = "PDM with accuracy eps makes at most the Theorem 2 number of updates (cases eps < 1/2, = 1/2, > 1/2; spec B.7)"
 REM1 = "the bound of Theorem 2 also holds for PFM with beta = (1 - eps) gamma_d"
-
-
-def _R(instance, rho=None) -> float:
-    return float(np.max(np.linalg.norm(patterns(instance, rho), axis=1)))
 
 
 def _count_verdict(id, statement, instance, label, run_fn, bound: float, cap: int, bound_best: Optional[float] = None, **details) -> Optional[Verdict]:
@@ -626,7 +622,7 @@ def check_theorem1(instance: Instance, *, eps_values=(0.1, 0.3, 0.5, 0.8, 1.0), 
     if g is None:
         return None
     lo, val, hi = g
-    R = _R(instance, rho)
+    R = paper_bounds.radius(patterns(instance, rho))
     out = []
     for e in eps_values:
         beta = (1 - e) * lo
@@ -642,7 +638,7 @@ def check_theorem2(instance: Instance, *, eps_values=(0.2, 0.35, 0.5, 0.7, 1.0),
     if g is None:
         return None
     lo, val, hi = g
-    R = _R(instance, rho)
+    R = paper_bounds.radius(patterns(instance, rho))
     out = []
     for e in eps_values:
         bounds = sorted(paper_bounds.pdm_theorem2(R, g, e) for g in (lo, hi))
@@ -659,7 +655,7 @@ def check_remark1(instance: Instance, *, eps_values=(0.2, 0.35, 0.5, 0.7, 1.0), 
     if g is None:
         return None
     lo, val, hi = g
-    R = _R(instance, rho)
+    R = paper_bounds.radius(patterns(instance, rho))
     out = []
     for e in eps_values:
         beta = (1 - e) * lo
@@ -692,7 +688,7 @@ def check_pdm_margin(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, 
         return None
     lo, val, hi = g
     P = patterns(instance, rho)
-    R = _R(instance, rho)
+    R = paper_bounds.radius(patterns(instance, rho))
     tol = (P.shape[1] + 4) * U64 * R + (1 - eps) * (hi - lo)
     out = []
     for name, opts in variants:
@@ -877,7 +873,7 @@ def check_extension(instance: Instance, *, Deltas=(0.1, 1.0, 3.0), rho=None) -> 
         u = np.zeros(Pe.shape[1])
         u[base.shape[1]:] = np.asarray(instance.y, dtype=np.float64) / math.sqrt(m) if dext == m else 0.0
         wit = float(np.min(Pe @ u))
-        R = float(np.max(np.linalg.norm(Pe, axis=1)))
+        R = paper_bounds.radius(Pe)
         tol = 8 * U64 * bound + Pe.shape[1] * U64 * R + (hi - lo)
         holds = dext == m and lo >= bound - tol and abs(wit - bound) <= tol
         out.append(_verdict("PT11.extension", holds, bound, lo, slack_of(bound, lo), instance, EXT, run=f"Delta={Delta:g}", Delta=Delta, witness_margin=wit, extra_dims=dext, gamma_interval=[lo, hi], tol=tol))

@@ -40,6 +40,7 @@ from reference.arithmetic import Arithmetic
 from reference.smoothed import loss as _loss
 from reference.smoothed import smoothed_loss, smoothed_loss_q
 
+from . import paper_bounds
 from .instances import Instance
 from .registry import REGISTRY, Verdict, register
 
@@ -99,11 +100,6 @@ def _G(inst: Instance) -> np.ndarray:
 def _rho(inst: Instance, which: str = "G") -> Tuple[float, float, Optional[bool]]:
     m = inst.margin_G if which == "G" else inst.margin_K
     return float(m.lower), float(m.upper), m.feasible
-
-
-def _gnorm(G: np.ndarray, a: np.ndarray) -> float:
-    v = float(a @ G @ a)
-    return math.sqrt(v) if v > 0 else 0.0
 
 
 def _linear(inst: Instance) -> bool:
@@ -528,7 +524,7 @@ def check_normalization(inst: Instance, **_) -> Optional[Verdict]:
     glo, ghi, gfeas = _rho(inst, "G")
     if not kfeas or not gfeas:
         return None
-    R = float(np.max(np.linalg.norm(np.asarray(inst.X, float), axis=1)))
+    R = paper_bounds.radius(inst.X)
     lhs = khi / R
     return _verdict("RP14.normalization", _le(lhs, glo), lhs, glo, inst, rho=khi, R=R, rho_2=glo)
 
@@ -546,7 +542,7 @@ def check_example(inst: Instance, **_) -> Optional[Verdict]:
     r = float(inst.known["r"])
     glo, ghi, _f = _rho(inst, "G")
     klo, khi, _f = _rho(inst, "K")
-    R = float(np.max(np.linalg.norm(np.asarray(inst.X, float), axis=1)))
+    R = paper_bounds.radius(inst.X)
     ratio_hi = (R**2 / klo**2) * ghi**2
     ratio_lo = (R**2 / khi**2) * glo**2
     target = r**4
@@ -612,8 +608,8 @@ def check_lemma1(inst: Instance, *, loss: Callable = None, **_) -> Optional[Verd
         # infeasible: G alpha > 0 is impossible; a witness p with ||p||_G ~ 0 bounds every
         # min_i (G alpha)_i <= p^T G alpha <= ||p||_G ||alpha||_G
         pw = np.asarray(m.p, float) if m.p is not None else np.full(n, 1.0 / n)
-        eta = _gnorm(G, pw)
-        viol = [a for a in alphas if float(np.min(G @ a)) > eta * _gnorm(G, a) + TOL]
+        eta = reference.g_norm(G, pw)
+        viol = [a for a in alphas if float(np.min(G @ a)) > eta * reference.g_norm(G, a) + TOL]
         iff = not viol
         why = f"infeasible: witness ||p||_G = {eta:.2e}; sampled alphas with G alpha > 0: {len(viol)}"
     lhs = -worst_min if math.isfinite(worst_min) else 0.0
@@ -638,7 +634,7 @@ def check_lemma2(inst: Instance, **_) -> Optional[Verdict]:
     r1 = r2 = 0.0
     bad = None
     for t, a in enumerate(alphas):
-        g, l1, l2 = _gnorm(G, a), float(np.sum(np.abs(a))), float(np.linalg.norm(a))
+        g, l1, l2 = reference.g_norm(G, a), float(np.sum(np.abs(a))), float(np.linalg.norm(a))
         q1, q2 = g / l1, l1 / (math.sqrt(n) * l2)
         r1, r2 = max(r1, q1), max(r2, q2)
         if bad is None and not (_le(g, l1) and _le(l1, math.sqrt(n) * l2)):
@@ -663,14 +659,14 @@ def check_lemma3(inst: Instance, *, algorithm=None, **_) -> Optional[Verdict]:
     ps += [np.asarray(s.p, float) for s in snkp.trace]
     nv = (algorithm or reference.nvn)(G, 1e-3, trace=True, max_iter=TRACE_ITERS)
     ps += [np.asarray(s.p, float) for s in nv.trace]
-    norms = [_gnorm(G, p) for p in ps]
+    norms = [reference.g_norm(G, p) for p in ps]
     j = int(np.argmin(norms))
     minp = norms[j]
     ineq = _le(hi, minp)
     agree, detail = True, "n/a (rho_K <= 0)"
     if feas:
         pstar = np.asarray(inst.margin_G.p, float)
-        nrm = _gnorm(G, pstar)
+        nrm = reference.g_norm(G, pstar)
         alpha_form = float(np.min(G @ pstar)) / nrm  # value of the alpha-form at alpha = p*/||p*||_G
         agree = abs(alpha_form - nrm) <= TOL * (1 + nrm) and lo - TOL <= nrm <= hi + TOL
         detail = f"alpha-form at p*: {alpha_form:.15g}; ||p*||_G = {nrm:.15g}; interval [{lo:.15g}, {hi:.15g}]"
@@ -795,7 +791,7 @@ def check_lemma5(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
     def sides(s):
         a, p, mu = np.asarray(s.alpha, float), np.asarray(s.p, float), float(s.mu)
         A = float(smoothed_loss(G, a, mu, AR))
-        B = -0.5 * _gnorm(G, p) ** 2
+        B = -0.5 * reference.g_norm(G, p) ** 2
         return A, B, slack(A, B)
 
     (sl, A, B, k), bad = _along_trace(res.trace, sides)
@@ -876,16 +872,16 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     if feas:
         pstar = np.asarray(m.p, float)
         mn = float(np.min(G @ pstar))
-        r2 = _gnorm(G, pstar) ** 2
+        r2 = reference.g_norm(G, pstar) ** 2
         ok = _le(r2, mn) and lo > 0 and mn > 0
         # never both: ||p||_G >= rho_K > 0 on the simplex (Lemma 3) -- checked in RP14.lemma3
         return _verdict("RP14.theorem2", ok, lo**2, mn, inst, case="feasible", rho_K2=r2)
     p = np.asarray(m.p, float) if m.p is not None else None
     dist, w, info = witness_distance(G, np.full(n, 1.0 / n))
-    eta = _gnorm(G, w) if w is not None else math.inf
+    eta = reference.g_norm(G, w) if w is not None else math.inf
     ok = (w is not None and eta <= 1e-7 and float(np.min(w)) >= -1e-9 and abs(float(np.sum(w)) - 1) <= 1e-9)
     return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible",
-                    witness_norm=eta, margin_p_norm=_gnorm(G, p) if p is not None else None, kkt=info.get("kkt"))
+                    witness_norm=eta, margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=info.get("kkt"))
 
 
 @register(
@@ -909,8 +905,8 @@ def check_nvn(inst: Instance, *, algorithm=None, epsilons=(0.1, 0.03), max_iter:
         halted = res.status in ("certificate", "separator") and _le(res.iterations, bound)
         if feas is False and res.status != "certificate":
             halted = False
-        dec = max(_gnorm(G, np.asarray(s.p, float)) * math.sqrt(s.k + 1) for s in res.trace)
-        decay_bad = next((s.k for s in res.trace if not _le(_gnorm(G, np.asarray(s.p, float)), 1 / math.sqrt(s.k + 1))), None)
+        dec = max(reference.g_norm(G, np.asarray(s.p, float)) * math.sqrt(s.k + 1) for s in res.trace)
+        decay_bad = next((s.k for s in res.trace if not _le(reference.g_norm(G, np.asarray(s.p, float)), 1 / math.sqrt(s.k + 1))), None)
         sl = max(dec, res.iterations / bound)
         info[f"eps={eps}"] = f"{res.status} at k={res.iterations} (bound {bound:.0f}); max ||p_k||_G sqrt(k+1) = {dec:.4f}"
         if worst is None or sl > worst[0]:
@@ -1036,7 +1032,7 @@ def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
     qs = _lemma7_qs(inst, G)
     for t, (q, qx) in enumerate(qs):
         dist, w, info = witness_distance(G, q)
-        qn = _gnorm(G, q)
+        qn = reference.g_norm(G, q)
         bnd = lemma7_bound(qn, rho_abs, printed)
         tol = 1e-8 + (0.0 if info.get("certified") else info.get("kkt", 0.0))
         sl = slack(dist, bnd) if bnd > 1e-12 else (0.0 if dist <= tol else math.inf)
@@ -1115,7 +1111,7 @@ def check_lemma8(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
         for s in res.trace:
             a, p, mu = np.asarray(s.alpha, float), np.asarray(s.p, float), float(s.mu)
             Lq = float(smoothed_loss_q(G, a, mu, q, AR))
-            up = -0.5 * _gnorm(G, p) ** 2
+            up = -0.5 * reference.g_norm(G, p) ** 2
             low = float(_loss(G, a, AR)) - mu
             sl = max(slack(Lq, up), slack(low, Lq))
             if worst is None or sl > worst[0]:
@@ -1152,12 +1148,12 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
     for label, q in _random_q(inst, n):
         dist, _w, dinfo = witness_distance(G, q)
         dtol = 1e-8 + (0.0 if dinfo.get("certified") else dinfo.get("kkt", 0.0))
-        b7 = lemma7_bound(_gnorm(G, q), rho_abs)  # [RP14 Lemma 7, corrected (E-A2)]
+        b7 = lemma7_bound(reference.g_norm(G, q), rho_abs)  # [RP14 Lemma 7, corrected (E-A2)]
         res = alg(G, q, 1e-8, trace=True, max_iter=iters)
         for s in res.trace:
             a, p, mu = np.asarray(s.alpha, float), np.asarray(s.p, float), float(s.mu)
             Lq = float(smoothed_loss_q(G, a, mu, q, AR))
-            pn = _gnorm(G, p)
+            pn = reference.g_norm(G, p)
             up = -0.5 * pn**2
             low = -0.5 * mu * (dist + dtol) ** 2
             sl = max(slack(Lq, up), slack(-0.5 * mu * dist**2, Lq), slack(pn, math.sqrt(mu) * b7))
@@ -1185,7 +1181,7 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
     G = _G(inst)
     n = G.shape[0]
     q0 = np.full(n, 1.0 / n)
-    q0n = _gnorm(G, q0)
+    q0n = reference.g_norm(G, q0)
     eps = epsilon
     if feas and lo > 0:
         eps = min(epsilon, lo / 2)  # the feasible case of the theorem needs eps < rho_K
@@ -1231,7 +1227,7 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
             dist, _w, dinfo = witness_distance(G, qt)
             delta = float(rec.delta)
             kb = 2 * math.sqrt(n) * (dist + 1e-8) / delta if delta > 0 else math.inf
-            qtn = _gnorm(G, qt)
+            qtn = reference.g_norm(G, qt)
             # Lemma 9 with the corrected Lemma 7 (E-A2) and ||q_t||_G = gamma delta_t
             kb2 = 2 * math.sqrt(n) * lemma7_bound(qtn, rho_abs) / delta if delta > 0 and qtn > 0 else math.inf
             per_call.append((k, kb, kb2))

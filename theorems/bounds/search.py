@@ -13,9 +13,10 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 
+from .. import paper_bounds as pb
 from ..instances.families import explicit_spec, make_instance
 from .targets import Target
-from .tasks import _json, Progress, run_tasks
+from .tasks import Progress, _json, run_tasks
 
 _NUMERIC_SPEC = {"margin": (1e-3, 0.95), "spread": (0.02, 20.0), "radius": (1.0, 20.0), "sigma": (0.05, 5.0),
                  "r": (1.01, 20.0), "height": (0.05, 20.0)}
@@ -92,7 +93,7 @@ def _mutate(spec: dict, args: dict, tgt: Target, rng: np.random.Generator) -> Tu
     y = np.array(spec["y"], dtype=int)
     n = X.shape[0]
     i = int(rng.integers(n))
-    scale = float(np.max(np.linalg.norm(X, axis=1)))
+    scale = pb.radius(X)
     if move == "point":
         step = scale * math.exp(rng.uniform(math.log(1e-3), math.log(0.3)))
         X[i] = X[i] + step * rng.standard_normal(X.shape[1])

@@ -57,17 +57,8 @@ def _is_feasible(inst: Instance) -> Optional[bool]:
     return mg[1] > 0 if mg[1] > 0 else (False if mg[2] <= 0 else None)
 
 
-def _R(inst: Instance) -> float:
-    return float(np.max(np.linalg.norm(np.asarray(inst.X, dtype=float), axis=1)))
-
-
 def _G(inst: Instance) -> np.ndarray:
     return np.asarray(inst.G, dtype=np.float64)
-
-
-def _gnorm(G: np.ndarray, a: np.ndarray) -> float:
-    v = float(a @ G @ a)
-    return math.sqrt(v) if v > 0 else 0.0
 
 
 def _budget(bound: float, cap: int) -> int:
@@ -96,11 +87,6 @@ def _q_vector(inst: Instance, qarg) -> np.ndarray:
     q = (1 - t) * pW + t * r
     q = np.maximum(q, 0)
     return q / q.sum()
-
-
-def _pt11_patterns(inst: Instance, Delta) -> np.ndarray:
-    P = reference.reflect(reference.augment(np.asarray(inst.X, dtype=float), 1.0), np.asarray(inst.y))
-    return reference.extend(P, np.asarray(inst.y), Delta) if Delta is not None else P
 
 
 def _gamma_d(P: np.ndarray) -> Optional[Tuple[float, float, float]]:
@@ -146,7 +132,7 @@ def _ev_perceptron(rule: str):
         mr = _margin_rho(inst)
         if mr is None or mr[1] <= 0:
             return None
-        R = float(inst.known.get("R", _R(inst)))
+        R = float(inst.known.get("R", pb.radius(inst.X)))
         bound = pb.novikoff(R, mr[1])
         res = reference.perceptron(inst.X, inst.y, rule=rule, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
         return _row("updates", res.iterations, bound, res.status, "rho", mr[0], mr[3], R)
@@ -161,7 +147,7 @@ def _ev_normalized(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
         return None
     bound = pb.normalized_perceptron(mg[1])
     res = reference.normalized_perceptron(inst.X, inst.y, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-    return _row("iterations", res.iterations, bound, res.status, "rho_2", mg[0], mg[3], _R(inst))
+    return _row("iterations", res.iterations, bound, res.status, "rho_2", mg[0], mg[3], pb.radius(inst.X))
 
 
 def _ev_gram_feasible(name: str, formula: Callable[[float, int], float]):
@@ -171,7 +157,7 @@ def _ev_gram_feasible(name: str, formula: Callable[[float, int], float]):
             return None
         bound = formula(mg[1], inst.n)
         res = getattr(reference, name)(_G(inst), max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], _R(inst))
+        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X))
     return ev
 
 
@@ -184,7 +170,7 @@ def _ev_nvn(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
     res = reference.nvn(_G(inst), eps, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
     mg = _margin_G(inst)
     return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0] if mg else math.nan,
-                mg[3] if mg else "-", _R(inst))
+                mg[3] if mg else "-", pb.radius(inst.X))
 
 
 def _ev_snkpvn(printed: bool):
@@ -196,7 +182,7 @@ def _ev_snkpvn(printed: bool):
         n = inst.n
         delta = float(args.get("delta", 0.01))
         q = _q_vector(inst, args.get("q"))
-        qn = _gnorm(G, q)
+        qn = reference.g_norm(G, q)
         if mg[1] > 0:
             if printed:
                 return None  # the printed/proved difference is in the infeasible case only
@@ -207,7 +193,7 @@ def _ev_snkpvn(printed: bool):
         else:
             return None
         res = reference.snkpvn(G, q, delta, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], _R(inst),
+        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X),
                     q_norm_G=qn)
     return ev
 
@@ -221,14 +207,14 @@ def _ev_lemma7(printed: bool):
             return None  # infeasible data with rho_K < 0 (the statement divides by |rho_K|)
         G = _G(inst)
         q = _q_vector(inst, args.get("q"))
-        qn = _gnorm(G, q)
+        qn = reference.g_norm(G, q)
         dist, _, info = witness_distance(G, q)
         if not info.get("certified"):
             return None
         rho = abs(mg[2])  # the smaller |rho_K|: the larger bound
         bound = lemma7_bound(qn, rho, printed)
         return _row("dist(q, W)", dist, bound, "proof reaches" if qn >= (math.sqrt(2) - 1) * rho else "beyond proof",
-                    "rho_K", mg[0], mg[3], _R(inst))
+                    "rho_K", mg[0], mg[3], pb.radius(inst.X))
     return ev
 
 
@@ -241,7 +227,7 @@ def _ev_isnkpvn(outer: bool):
         n = inst.n
         gamma = float(args.get("gamma", 2.0))
         eps = float(args.get("epsilon", 1e-3))
-        q0n = _gnorm(G, np.full(n, 1.0 / n))
+        q0n = reference.g_norm(G, np.full(n, 1.0 / n))
         if mg[1] > 0:
             rho = mg[1]
         elif mg[2] <= 0:
@@ -257,7 +243,7 @@ def _ev_isnkpvn(outer: bool):
             return None
         res = reference.isnkpvn(G, gamma, eps, max_iter=_budget(total, opts.get("max_iter", MAX_RUN)))
         obs = res.info.get("T", 0) if outer else res.iterations
-        return _row("outer loops" if outer else "inner iterations", obs, bound, res.status, "rho_K", mg[0], mg[3], _R(inst))
+        return _row("outer loops" if outer else "inner iterations", obs, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X))
     return ev
 
 
@@ -266,17 +252,17 @@ def _ev_pt11(name: str):
         if inst.kernel != "linear":
             return None
         Delta = args.get("Delta")
-        P = _pt11_patterns(inst, Delta)
+        P = reference.dynamic_margin.patterns(inst.X, inst.y, rho=1.0, Delta=Delta)
         g = _gamma_d(P)
         if g is None:
             if Delta is not None:
                 return None
             Delta = 1.0  # PT11 Sec. 5: the extended space makes every data set separable
-            P = _pt11_patterns(inst, Delta)
+            P = reference.dynamic_margin.patterns(inst.X, inst.y, rho=1.0, Delta=Delta)
             g = _gamma_d(P)
             if g is None:
                 return None
-        R = float(np.max(np.linalg.norm(P, axis=1)))
+        R = pb.radius(P)
         eps = float(args.get("eps", 0.1))
         cap = opts.get("max_iter", MAX_RUN)
         if name == "pfm":
@@ -308,7 +294,7 @@ def _ev_check(cid: str):
         except Exception:  # pragma: no cover - a margin we cannot certify: leave it blank
             mg = None
         return _row("lhs", v.lhs, v.rhs, "holds" if v.holds else "FAILS", "rho_K",
-                    mg[0] if mg else math.nan, mg[3] if mg else "-", _R(inst), slack=float(v.slack),
+                    mg[0] if mg else math.nan, mg[3] if mg else "-", pb.radius(inst.X), slack=float(v.slack),
                     check_iteration=v.details.get("iteration"))
     return ev
 

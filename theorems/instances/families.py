@@ -68,6 +68,7 @@ import numpy as np
 
 import reference
 
+from .. import paper_bounds
 from .instance import Instance
 
 
@@ -173,7 +174,7 @@ def planted(n: int, d: int, rho: float, seed: int = 0, *, spread: float = 1.0, r
     support = tuple(sorted(int(np.flatnonzero(perm == i)[0]) for i in range(m)))
     y = np.where(rng.random(n) < 0.5, -1, 1).astype(np.int64)
     X = Z * y[:, None]
-    R = float(np.max(np.linalg.norm(X, axis=1)))
+    R = paper_bounds.radius(X)
     known = {"rho_K": float(rho), "rho_2": float(rho), "rho": float(rho), "R": R, "support": support,
              "u": tuple(float(x) for x in u), "feasible": True}
     flags = ["separable", "planted", "ties"] + (["unit"] if radius <= 1 else [])
@@ -226,7 +227,7 @@ def thin_infeasible(n: int, d: int, delta: float, seed: int = 0) -> Instance:
     y = np.where(rng.random(nn) < 0.5, -1, 1).astype(np.int64)
     X = P * y[:, None] * rng.uniform(0.5, 2.0, nn)[:, None]
     known = {"delta_max": float(delta), "rho_K": -float(delta), "feasible": False,
-             "R": float(np.max(np.linalg.norm(X, axis=1)))}
+             "R": paper_bounds.radius(X)}
     name = f"infeasible(n={nn},d={d},delta={delta:.4g},seed={seed})"
     return Instance(name=name, X=X, y=y, known=known, flags=("infeasible", "planted"))
 
@@ -402,7 +403,7 @@ def real_data(name: str, n: int, seed: int = 0, *, kernel: str = "linear", sigma
     idx = np.sort(rng.choice(keep, size=n, replace=False))
     Xs, ys = X[idx], y[idx]
     if scale:
-        Xs = Xs / float(np.max(np.linalg.norm(Xs, axis=1)))
+        Xs = Xs / paper_bounds.radius(Xs)
     params = {"sigma": float(sigma)} if kernel == "gaussian" else {}
     return Instance(name=f"real({name},n={n},{kernel}{',sigma=' + format(sigma, 'g') if kernel == 'gaussian' else ''},seed={seed})",
                     X=Xs, y=ys, kernel=kernel, params=params, flags=("real_data",) + (("kernel", kernel) if kernel != "linear" else ()))

@@ -62,6 +62,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 from hypothesis import strategies as st
 
+from .. import paper_bounds
 from .instance import Instance
 
 __all__ = [
@@ -269,7 +270,7 @@ def planted_separable(
         flags.append("ties")  # several points attain the margin at the optimum
     if rho < 0.05:
         flags.append("small_margin")
-    R = float(np.max(np.linalg.norm(X, axis=1)))
+    R = paper_bounds.radius(X)
     known = {
         "rho_K": float(rho),
         "rho_2": float(rho),
@@ -372,7 +373,7 @@ def planted_infeasible(
     if d == 1:
         flags.append("d1")
     known = {"delta_max": float(delta), "rho_K": -float(delta), "feasible": False,
-             "R": float(np.max(np.linalg.norm(X, axis=1)))}
+             "R": paper_bounds.radius(X)}
     name = f"infeasible({shape},d={d},n={n}{',amb=' + str(ambient) if ambient else ''},seed={seed})"
     return Instance(name=name, X=X, y=y, known=known, flags=tuple(flags))
 

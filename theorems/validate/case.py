@@ -167,14 +167,6 @@ def _margin(K: np.ndarray) -> Tuple[float, float]:
     return _interval(m)
 
 
-def _pt11_patterns(X, y, rho, Delta) -> np.ndarray:
-    A = reference.augment(np.asarray(X, dtype=np.float64), rho) if rho is not None else np.asarray(X, dtype=np.float64)
-    P = reference.reflect(A, np.asarray(y))
-    if Delta is not None:
-        P = reference.extend(P, np.asarray(y), Delta)
-    return np.asarray(P, dtype=np.float64)
-
-
 def _slug(s: str) -> str:
     out = "".join(c if (c.isalnum() or c in "_.:=,()+-") else "_" for c in s)
     return out.strip("_") or "case"
@@ -226,7 +218,7 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
             if over.get("rule", "cyclic") != "cyclic":
                 args["rule"] = str(over["rule"])
             lo, hi = _margin(reference.signed_gram(X, y))
-            R = float(np.max(np.linalg.norm(X, axis=1)))
+            R = pbounds.radius(X)
             if lo > 0:
                 bound, source = pbounds.novikoff(R, lo), "RP14 Sec. 2 Block-Novikoff: max||x||^2/rho^2"
         else:
@@ -258,14 +250,14 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
             if lo > 0:
                 bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
             elif hi <= 0:
-                qn = math.sqrt(max(float(q @ G @ q), 0.0))
+                qn = reference.g_norm(G, q)
                 bound = pbounds.snkpvn_infeasible(delta, n, qn, min(hi, 0.0))
                 source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
         elif algorithm == "isnkpvn":
             gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
             args["gamma"], args["epsilon"] = gamma, epsilon
             q0 = np.full(n, 1.0 / n)
-            q0n = math.sqrt(max(float(q0 @ G @ q0), 0.0))
+            q0n = reference.g_norm(G, q0)
             inner = 2.0 * math.sqrt(2.0 * n)
             if lo > epsilon:
                 calls = pbounds.isnkpvn_outer_loops(q0n, lo, gamma) + 1
@@ -283,13 +275,13 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
         rho = 1.0
         args["rho"] = rho
         args["Delta"] = Delta
-        P = _pt11_patterns(X, y, rho, Delta)
+        P = np.asarray(reference.dynamic_margin.patterns(X, y, rho=rho, Delta=Delta), dtype=np.float64)
         name = "gamma_d"
         lo, hi = _margin(P @ P.T)
         if not lo > 0:
             return None  # PT11 needs separable (augmented / extended) data
         feasible = True
-        R = float(np.max(np.linalg.norm(P, axis=1)))
+        R = pbounds.radius(P)
         if algorithm == "pfm":
             e = 0.3 if eps is None else eps
             beta = (1.0 - e) * lo

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+import reference
 from reference.arithmetic import Arithmetic
 
 from .call import call_impl
@@ -19,10 +20,6 @@ from .schema import to_jsonable
 TIE = 1e-9  # two argmin candidates closer than this are a near tie
 NEAR = 1e-7  # normalized margins in [-NEAR, 0) are a near tie (round-off), not a failure
 SIMPLEX_NEG, SIMPLEX_SUM = 1e-6, 1e-5  # simplex membership of returned iterates (float32-friendly)
-
-
-def _gnorm(G, v) -> float:
-    return math.sqrt(max(float(v @ G @ v), 0.0))
 
 
 def _in_simplex(v: np.ndarray, neg=SIMPLEX_NEG, tol=SIMPLEX_SUM) -> str:
@@ -62,7 +59,7 @@ def _sep_vector(case: Case, ans: Dict[str, Any]) -> Tuple[Optional[np.ndarray], 
 def _sep_margins(case: Case, v: np.ndarray) -> Tuple[np.ndarray, float]:
     a = case.algorithm
     if a in RP14_GRAM:
-        return case.G @ v, _gnorm(case.G, v)  # G_ii = 1: rows are unit vectors in feature space
+        return case.G @ v, reference.g_norm(case.G, v)  # G_ii = 1: rows are unit vectors in feature space
     Z = case.P if a in PT11 else case.Z
     norms = np.linalg.norm(Z, axis=1)
     return (Z @ v) / norms, float(np.linalg.norm(v))
@@ -128,7 +125,7 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
         if bad:
             out.append(CheckResult("claim.certificate", FAIL, f"p {bad}: not a point of the simplex"))
         else:
-            nrm = _gnorm(case.G, p)
+            nrm = reference.g_norm(case.G, p)
             slack = acc * 1e-6 + 1e-12
             ok = nrm < acc + slack if strict else nrm <= acc + slack
             out.append(CheckResult("claim.certificate", PASS if ok else FAIL,
@@ -142,7 +139,7 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
         elif case.algorithm not in PT11:
             if case.algorithm in ("nvn", "snkpvn", "isnkpvn") and ans.get("p") is not None:
                 acc, _ = _accuracy(case)
-                nrm = _gnorm(case.G, ans["p"])
+                nrm = reference.g_norm(case.G, ans["p"])
                 if not _in_simplex(ans["p"], 1e-12, 1e-9) and nrm < acc * (1 - 1e-6):
                     msg = f"'max_iter' but the returned p already certifies: ||p||_G = {nrm:.3g} < {acc:g}"
             v, _ = _sep_vector(case, ans)
@@ -200,14 +197,13 @@ def _egc(case: Case, alpha: np.ndarray, p: np.ndarray, k: int) -> Tuple[float, f
     else:
         mu = 4.0 * n / ((k + 1) * (k + 2))
         lhs = float(smoothed.smoothed_loss_q(case.G, alpha, mu, np.asarray(case.args["q"], dtype=np.float64), ar))
-    return lhs, -0.5 * _gnorm(case.G, p) ** 2
+    return lhs, -0.5 * reference.g_norm(case.G, p) ** 2
 
 
 def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> List[str]:
     """Violations of the statements every iterate (or every final iterate) of a correct run satisfies."""
     a = case.algorithm
     bad: List[str] = []
-    tol = 1e-6
     if a == "nkp" and alpha is not None and k >= 1:
         s = _in_simplex(alpha)
         if s:
@@ -216,7 +212,7 @@ def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> L
             c = k * alpha
             if np.max(np.abs(c - np.round(c))) > 1e-3 + 1e-7 * k:
                 bad.append(f"k alpha_k = {_short(c)} is not a vector of integers (alpha_k is the average of k vertices, theta_k = 1/(k+1))")
-            ng2 = _gnorm(case.G, alpha) ** 2
+            ng2 = reference.g_norm(case.G, alpha) ** 2
             if ng2 * k > 1 + 1e-5:
                 bad.append(f"||alpha_k||_G^2 k = {ng2 * k:.6g} > 1 (RP14 Sec. 3.2 proof: ||k w_k||^2 <= k)")
     if a in ("snkp", "snkpvn", "isnkpvn") and alpha is not None:
@@ -234,7 +230,7 @@ def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> L
             bad.append(f"excessive gap condition fails at the returned iterate: L_mu_k(alpha_k) = {lhs:.6g} > -||p_k||_G^2/2 = {rhs:.6g} "
                        f"(RP14 {lemma}, mu_k = {'4' if a == 'snkp' else '4n'}/((k+1)(k+2)), k = {k})")
     if a == "nvn" and p is not None and not bad:
-        ng2 = _gnorm(case.G, p) ** 2
+        ng2 = reference.g_norm(case.G, p) ** 2
         if ng2 * (k + 1) > 1 + 1e-5:
             bad.append(f"||p_k||_G^2 (k+1) = {ng2 * (k + 1):.6g} > 1 (RP14 Sec. 5.1: ||w_k|| <= 1/sqrt(k+1) while not separated)")
     if a == "normalized_perceptron" and w is not None and k >= 1:
