@@ -256,19 +256,10 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
         elif algorithm == "isnkpvn":
             gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
             args["gamma"], args["epsilon"] = gamma, epsilon
-            q0 = np.full(n, 1.0 / n)
-            q0n = reference.g_norm(G, q0)
-            inner = 2.0 * math.sqrt(2.0 * n)
-            if lo > epsilon:
-                calls = pbounds.isnkpvn_outer_loops(q0n, lo, gamma) + 1
-                bound = calls * (math.floor(pbounds.snkpvn_feasible(lo, n)) + 1)
-                source = "RP14 Thm. 4(1): (outer loops + 1) x (2 sqrt(2n)/rho_K + 1)"
-            elif hi < 0:
-                calls = pbounds.isnkpvn_outer_loops(q0n, epsilon, gamma) + 1
-                per = inner * min(1.0 / epsilon, gamma / abs(hi))
-                last = inner * gamma / abs(hi)
-                bound = calls * (math.floor(per) + 1) + math.floor(last) + 1
-                source = "RP14 Thm. 4(2) with Lemma 9 (proved Lemma 7)"
+            q0n = reference.g_norm(G, np.full(n, 1.0 / n))
+            if lo > 0 or hi < 0:  # the conservative end: the smaller |rho_K|
+                bound = pbounds.isnkpvn_total(n, q0n, lo if lo > 0 else hi, gamma, epsilon)
+                source = "RP14 Thm. 4 with Lemmas 8, 9 (proved Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
     else:  # PT11
         if not linear:
             return None
