@@ -22,27 +22,9 @@ import numpy as np
 import reference
 
 from .registry import REGISTRY
+from .text import fmt, table
 
 __all__ = ["main"]
-
-
-def _fmt(v, digits: int = 4) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, str):
-        return v
-    v = float(v)
-    if not np.isfinite(v):
-        return str(v)
-    return f"{v:.{digits}g}"
-
-
-def _table(headers: Sequence[str], rows: List[Sequence[str]]) -> str:
-    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h)) for i, h in enumerate(headers)]
-    line = "  ".join(str(h).ljust(w) for h, w in zip(headers, widths))
-    out = [line, "  ".join("-" * w for w in widths)]
-    out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return "\n".join(out)
 
 
 # -- demo -------------------------------------------------------------------------------------------
@@ -54,7 +36,7 @@ def cmd_demo(args) -> int:
     t0 = time.perf_counter()
     rows, ok = run_demo()
     headers = ["algorithm", "instance", "status", "iterations", "paper bound", "margin [lower, upper]", "verified"]
-    print(_table(headers, [[r[h] for h in headers] for r in rows]))
+    print(table(headers, [[r[h] for h in headers] for r in rows]))
     print(f"\n{len(rows)} runs in {time.perf_counter() - t0:.1f} s; "
           + ("every claim verified." if ok else "SOME CLAIM FAILED VERIFICATION."))
     return 0 if ok else 1
@@ -239,10 +221,10 @@ def cmd_margin(args) -> int:
         return 0
     verdict = {True: "separable (certified: lower > 0)", False: "NOT separable (certified exactly: Gordan)", None: "undecided"}
     rows = [
-        ("data", f"{args.data}: m = {M.m} points, d = {M.d} features, nnz = {M.nnz}, R = {_fmt(M.R, 6)}"),
+        ("data", f"{args.data}: m = {M.m} points, d = {M.d} features, nnz = {M.nnz}, R = {fmt(M.R, 6)}"),
         ("patterns", f"rho = {M.rho}, Delta = {M.Delta}, normalize = {M.normalize}"),
         ("margin", f"{M.lower!r} <= gamma <= {M.upper!r}"),
-        ("width", f"relative {_fmt(M.relative_width, 3)}"),
+        ("width", f"relative {fmt(M.relative_width, 3)}"),
         ("verdict", verdict[M.separable]),
         ("method", M.method),
         ("time", f"{M.seconds:.2f} s"),
@@ -300,12 +282,12 @@ def cmd_check(args) -> int:
         print(json.dumps([v.as_dict() for v in verdicts], indent=2))
     else:
         if args.all:
-            rows = [[v.id, _word(v), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
-            print(_table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
+            rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
+            print(table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
         else:
-            rows = [[v.id, _word(v), str(c), _fmt(v.lhs), _fmt(v.rhs), _fmt(v.slack), str(v.details.get("instance", ""))]
+            rows = [[v.id, _word(v), str(c), fmt(v.lhs), fmt(v.rhs), fmt(v.slack), str(v.details.get("instance", ""))]
                     for v, c in _worst_per_id(verdicts)]
-            print(_table(["id", "holds", "instances", "lhs", "rhs", "max slack", "worst instance"], rows))
+            print(table(["id", "holds", "instances", "lhs", "rhs", "max slack", "worst instance"], rows))
         bad = sum(not v.holds for v in verdicts)
         ref_bad = sum(not v.holds for v in verdicts if v.id in refuted)
         print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 __all__ = ["Verdict", "Check", "REGISTRY", "register", "get", "ids", "slack_of"]
 

@@ -10,17 +10,20 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-
+from .. import text
 from ..instances.families import make_instance
-from .search import beaten, _finite_ratio
-from .targets import get_target, _q_vector
+from ..validate import schema
+from ..validate.case import _slug, make_case
+from ..validate.files import write_corpus
+from ..validate.schema import SCHEMA_VERSION
+from .search import _finite_ratio, beaten
+from .targets import _q_vector, get_target
 from .tasks import evaluate_task
 
-SCHEMA_VERSION = 1
 CASE_KIND = "bounds-case"
 PLOT_MISSING = ("matplotlib is not installed, so no PNG plot was written; install the optional extra with "
                 "`pip install 'perceptron-margins[plot]'` (or `pip install matplotlib`). Table, CSV and JSON are complete.")
@@ -29,6 +32,15 @@ CSV_COLUMNS = [
     "target", "phase", "family", "instance", "n", "d", "kernel", "margin_kind", "margin", "margin_source",
     "R", "args", "status", "quantity", "observed", "bound", "ratio", "spec",
 ]
+SUMMARY_COLUMNS = [
+    "target", "kind", "max_sweep_ratio", "max_search_ratio", "worst_instance", "worst_args",
+    "worst_observed", "worst_bound", "beaten", "applicable", "errors", "case",
+]
+
+
+# -- CSV and JSON ---------------------------------------------------------------------------------
+
+
 def _cell(v) -> str:
     if v is None:
         return ""
@@ -42,34 +54,26 @@ def _cell(v) -> str:
     return str(v)
 
 
-def csv_text(rows: Sequence[dict]) -> str:
+def csv_text(rows: Sequence[dict], columns: Sequence[str] = CSV_COLUMNS) -> str:
+    """``rows`` as CSV with a header line: one column per name in ``columns``, floats by ``repr``."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    w.writerow(columns)
     for r in rows:
-        w.writerow([_cell(r.get(c)) for c in CSV_COLUMNS])
+        w.writerow([_cell(r.get(c)) for c in columns])
     return buf.getvalue()
 
 
-def write_csv(path, rows: Sequence[dict]) -> None:
-    Path(path).write_text(csv_text(rows), encoding="utf-8")
-
-
-def _jsonable(v):
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items() if not k.startswith("_")}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return v if math.isfinite(v) else str(v)
-    return v
+def write_csv(path, rows: Sequence[dict], columns: Sequence[str] = CSV_COLUMNS) -> None:
+    Path(path).write_text(csv_text(rows, columns), encoding="utf-8")
 
 
 def write_json(path, doc) -> None:
-    Path(path).write_text(json.dumps(_jsonable(doc), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    """The explorer's JSON: keys sorted, private keys (``_task``) left out (:func:`theorems.validate.schema.write_json`)."""
+    schema.write_json(path, doc, sort_keys=True)
+
+
+# -- the plot -------------------------------------------------------------------------------------
 
 
 def _have_matplotlib() -> bool:
@@ -119,37 +123,15 @@ def write_plot(path, rows: Sequence[dict], title: str) -> Optional[str]:
     return None
 
 
-def _fmt(v, digits: int = 4) -> str:
-    if v is None or v == "":
-        return "-"
-    if isinstance(v, str):
-        return v
-    v = float(v)
-    if math.isnan(v):
-        return "-"
-    if not math.isfinite(v):
-        return str(v)
-    if float(v).is_integer() and abs(v) < 1e9:
-        return str(int(v))
-    return f"{v:.{digits}g}"
-
-
-def table(headers: Sequence[str], rows: List[Sequence[str]]) -> str:
-    widths = [max([len(str(h))] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers)]
-    out = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
-    out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return "\n".join(out)
-
-
 def rows_table(rows: Sequence[dict], limit: int = 30) -> str:
     valid = [r for r in rows if math.isfinite(_finite_ratio(r)) and _finite_ratio(r) > -math.inf]
     shown = sorted(valid, key=lambda r: -_finite_ratio(r))[:limit] if len(valid) > limit else valid
     hdr = ["phase", "instance", "n", "d", "kernel", "margin", "R", "args", "status", "observed", "bound", "ratio"]
-    body = [[r.get("phase"), r.get("instance"), _fmt(r.get("n")), _fmt(r.get("d")), r.get("kernel"),
-             f"{r.get('margin_kind', '')}={_fmt(r.get('margin'))}", _fmt(r.get("R")), r.get("args"), r.get("status"),
-             _fmt(r.get("observed")), _fmt(r.get("bound")), _fmt(r.get("ratio"))] for r in shown]
+    body = [[r.get("phase"), r.get("instance"), text.fmt(r.get("n")), text.fmt(r.get("d")), r.get("kernel"),
+             f"{r.get('margin_kind', '')}={text.fmt(r.get('margin'))}", text.fmt(r.get("R")), r.get("args"), r.get("status"),
+             text.fmt(r.get("observed")), text.fmt(r.get("bound")), text.fmt(r.get("ratio"))] for r in shown]
     note = f"\n({len(shown)} of {len(valid)} applicable rows shown, largest ratios first; all {len(rows)} rows in the CSV)" if len(valid) > limit else ""
-    return table(hdr, body) + note
+    return text.table(hdr, body) + note
 
 
 # -- case files -----------------------------------------------------------------------------------
@@ -225,8 +207,6 @@ def validate_case(row_or_doc):
     them with :func:`replay_case`) or when the algorithm does not apply.  Takes an evaluated row (with ``_task``) or a bounds-case document.  The case's iteration
     bound is the harness's (the proved statements), not the target's formula: e.g. for
     ``snkpvn.printed`` it is Lemma 9 with the *proved* Lemma 7."""
-    from ..validate.case import _slug, make_case
-
     if "_task" in row_or_doc:
         task = row_or_doc["_task"]
         args = json.loads(row_or_doc["args"]) if isinstance(row_or_doc.get("args"), str) else dict(task.get("args") or {})
@@ -256,24 +236,55 @@ def write_validate_case(directory, row_or_doc) -> Optional[Path]:
     of ``margins export-cases``), so ``margins validate ALGORITHM MODULE:CALLABLE --cases
     <directory>`` and ``margins validate --answers FILE --cases <directory>`` replay it.  None
     when there is no case (check targets)."""
-    from ..validate.files import write_corpus
-
     case = validate_case(row_or_doc)
     if case is None:
         return None
     return write_corpus(directory, case.algorithm, [case], generator="theorems.bounds --search (worst instance)")
 
+def _safe(tid: str) -> str:
+    return tid.replace("/", "_")
+
+
+def write_target(outdir: Path, tgt, rows: Sequence[dict], worst: Optional[dict], entry: dict, *,
+                 command: str = "", plot: bool = True) -> Optional[str]:
+    """Write one target's outputs into ``outdir``: ``<target>.csv``, ``<target>.json``, the PNG
+    (``plot``), the worst instance ``cases/<target>.json`` and, for an algorithm target, the
+    one-case corpus ``validate/<target>/<algorithm>.json``.  Records the case paths in ``entry``;
+    returns the message saying why no PNG was written (None otherwise)."""
+    tid = tgt.id
+    write_csv(outdir / f"{_safe(tid)}.csv", rows)
+    write_json(outdir / f"{_safe(tid)}.json", {"schema_version": SCHEMA_VERSION, "target": tid,
+                                               "statement": tgt.statement, "source": tgt.source,
+                                               "command": command, "rows": rows})
+    msg = write_plot(outdir / f"{_safe(tid)}.png", rows, f"{tid}: {tgt.statement[:70]}") if plot else None
+    if worst is not None:
+        cpath = outdir / "cases" / f"{_safe(tid)}.json"
+        write_case(cpath, worst, command)
+        entry["case"] = str(cpath)
+        if tgt.algorithm is not None:
+            vpath = write_validate_case(outdir / "validate" / _safe(tid), worst)
+            entry["validate_cases"] = str(vpath.parent) if vpath else None
+    return msg
+
+
+def write_summary(outdir: Path, doc: dict) -> None:
+    """A group's ``summary.json``, ``summary.md`` and ``summary.csv``."""
+    write_json(outdir / "summary.json", doc)
+    (outdir / "summary.md").write_text(summary_markdown(doc["targets"]), encoding="utf-8")
+    write_csv(outdir / "summary.csv", doc["targets"], SUMMARY_COLUMNS)
+
+
 def summary_table(summary: Sequence[dict]) -> str:
     hdr = ["bound", "max ratio (sweep)", "max ratio (search)", "beaten", "attained on"]
-    body = [[e["target"], _fmt(e["max_sweep_ratio"]), _fmt(e["max_search_ratio"]), "YES" if e["beaten"] else "no",
+    body = [[e["target"], text.fmt(e["max_sweep_ratio"]), text.fmt(e["max_search_ratio"]), "YES" if e["beaten"] else "no",
              f"{e['worst_instance'] or '-'} {e['worst_args'] or ''}".strip()] for e in summary]
-    return table(hdr, body)
+    return text.table(hdr, body)
 
 
 def summary_markdown(summary: Sequence[dict]) -> str:
     lines = ["| bound | statement | max ratio (sweep) | max ratio (search) | beaten | attained on |",
              "|---|---|---|---|---|---|"]
     for e in summary:
-        lines.append(f"| `{e['target']}` | {e['statement'][:90]} | {_fmt(e['max_sweep_ratio'])} | {_fmt(e['max_search_ratio'])} | "
+        lines.append(f"| `{e['target']}` | {e['statement'][:90]} | {text.fmt(e['max_sweep_ratio'])} | {text.fmt(e['max_search_ratio'])} | "
                      f"{'**YES**' if e['beaten'] else 'no'} | `{e['worst_instance']}` {e['worst_args'] or ''} |")
     return "\n".join(lines) + "\n"

@@ -1,36 +1,30 @@
 """Sweeps: the tasks of a target's families and grids, and :func:`explore`, the driver behind
-``margins bounds`` (sweep, search, summary, outputs).
+``margins bounds`` (for each target: sweep, optional search, a summary entry, the outputs).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import csv
-import io
 import math
 import sys
 import time
+from itertools import product
 from pathlib import Path
-from typing import List, Optional, Sequence
-
-
+from typing import List, Optional, Sequence, Tuple
 
 from ..instances.families import FAMILIES, real_available
 from .outputs import (
-    _cell,
-    rows_table,
     SCHEMA_VERSION,
-    summary_markdown,
+    _safe,
+    rows_table,
     summary_table,
-    write_case,
-    write_csv,
-    write_json,
-    write_plot,
-    write_validate_case,
+    write_summary,
+    write_target,
 )
-from .search import beaten, _finite_ratio, search
-from .targets import get_target, Target, targets
-from .tasks import _json, Progress, run_tasks
+from .search import _finite_ratio, beaten, search
+from .targets import Target, get_target, targets
+from .tasks import Progress, _json, run_tasks
+
 
 def sweep_tasks(tgt: Target, *, families: Optional[Sequence[str]] = None, ns=None, margins=None, ds=None,
                 seeds: int = 2, seed: int = 0, args_override: Optional[dict] = None, opts: Optional[dict] = None,
@@ -59,7 +53,6 @@ def sweep_tasks(tgt: Target, *, families: Optional[Sequence[str]] = None, ns=Non
         if quick:
             gn, gd, gm = gn[:1], gd[:1], gm
         specs = []
-        from itertools import product
         keys = sorted(extra)
         for n, d, m, *ev in product(gn, gd, gm, *[extra[k] for k in keys]):
             for s in range(int(seeds)):
@@ -74,6 +67,7 @@ def sweep_tasks(tgt: Target, *, families: Optional[Sequence[str]] = None, ns=Non
             for a in grid:
                 tasks.append({"target": tgt.id, "spec": sp, "args": a, "opts": dict(opts or {}), "phase": "sweep"})
     return tasks
+
 
 def _select(name: str) -> List[str]:
     T = targets()
@@ -93,8 +87,53 @@ def _select(name: str) -> List[str]:
     return [name]
 
 
-def _safe(tid: str) -> str:
-    return tid.replace("/", "_")
+def explore_target(tgt: Target, *, families=None, ns=None, margins=None, ds=None, seeds: int = 2, seed: int = 0,
+                   do_search: bool = False, budget: int = 60, jobs: int = 1, quick: bool = False,
+                   executor: Optional[cf.Executor] = None, args_override: Optional[dict] = None,
+                   opts: Optional[dict] = None, progress: bool = True) -> Tuple[dict, List[dict]]:
+    """Sweep one target (and search, with ``do_search``); returns its summary entry and every row
+    (sweep rows first, each with its task under ``_task``)."""
+    t0 = time.perf_counter()
+    tasks = sweep_tasks(tgt, families=families, ns=ns, margins=margins, ds=ds, seeds=seeds, seed=seed,
+                        args_override=args_override, opts=opts, quick=quick)
+    prog = Progress(len(tasks), f"{tgt.id} sweep", enabled=progress)
+    rows = run_tasks(tasks, jobs=jobs, executor=executor, progress=prog)
+    prog.close()
+    for t, r in zip(tasks, rows):
+        r["_task"] = t
+    srows: List[dict] = []
+    if do_search:
+        prog = Progress(budget, f"{tgt.id} search", enabled=progress)
+        srows = search(tgt, rows, budget=budget, seed=seed, jobs=jobs, executor=executor, opts=opts, progress=prog)
+        prog.close()
+    allrows = rows + srows
+    entry = _summary_entry(tgt, rows, srows)
+    entry["seconds"] = round(time.perf_counter() - t0, 1)
+    return entry, allrows
+
+
+def _summary_entry(tgt: Target, rows: List[dict], srows: List[dict]) -> dict:
+    allrows = rows + srows
+    valid = [r for r in allrows if math.isfinite(_finite_ratio(r)) and _finite_ratio(r) > -math.inf]
+    best_sweep = max((r for r in rows if r in valid), key=_finite_ratio, default=None)
+    best_search = max((r for r in srows if r in valid), key=_finite_ratio, default=None)
+    worst = max(valid, key=_finite_ratio, default=None)
+    return {
+        "target": tgt.id, "kind": tgt.kind, "statement": tgt.statement, "source": tgt.source,
+        "rows": len(allrows), "applicable": len(valid),
+        "max_sweep_ratio": _finite_ratio(best_sweep) if best_sweep else None,
+        "max_search_ratio": _finite_ratio(best_search) if best_search else None,
+        "worst_instance": worst["instance"] if worst else None,
+        "worst_args": worst["args"] if worst else None,
+        "worst_observed": worst.get("observed") if worst else None,
+        "worst_bound": worst.get("bound") if worst else None,
+        "beaten": any(beaten(r) for r in valid),
+        "beaten_rows": sum(1 for r in valid if beaten(r)),
+        "errors": sum(1 for r in allrows if str(r.get("status", "")).startswith("error")),
+        "case": None,
+        "validate_cases": None,
+        "_worst": worst,
+    }
 
 
 def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: int = 2, seed: int = 0,
@@ -107,7 +146,8 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
     worst instance ``cases/<target>.json`` into ``out``, plus ``summary.{csv,json,md}`` for a group.
     For an algorithm target the worst instance is also written as a one-case
     validation corpus ``validate/<target>/<algorithm>.json`` (:func:`write_validate_case`).
-    Returns the summary document."""
+    ``executor``: any ``concurrent.futures.Executor`` (else ``jobs > 1`` starts a local process
+    pool for the whole run).  Returns the summary document."""
     stream = stream or sys.stdout
     tids = _select(name)
     outdir = Path(out) if out else None
@@ -125,56 +165,15 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
     try:
         for tid in tids:
             tgt = get_target(tid)
-            t0 = time.perf_counter()
-            tasks = sweep_tasks(tgt, families=families, ns=ns, margins=margins, ds=ds, seeds=seeds, seed=seed,
-                                args_override=args_override, opts=opts, quick=quick)
-            prog = Progress(len(tasks), f"{tid} sweep", enabled=progress)
-            rows = run_tasks(tasks, jobs=jobs, executor=executor, progress=prog)
-            prog.close()
-            for t, r in zip(tasks, rows):
-                r["_task"] = t
-            srows: List[dict] = []
-            if do_search:
-                prog = Progress(budget, f"{tid} search", enabled=progress)
-                srows = search(tgt, rows, budget=budget, seed=seed, jobs=jobs, executor=executor, opts=opts, progress=prog)
-                prog.close()
-            allrows = rows + srows
-            valid = [r for r in allrows if math.isfinite(_finite_ratio(r)) and _finite_ratio(r) > -math.inf]
-            best_sweep = max((r for r in rows if r in valid), key=_finite_ratio, default=None)
-            best_search = max((r for r in srows if r in valid), key=_finite_ratio, default=None)
-            worst = max(valid, key=_finite_ratio, default=None)
-            entry = {
-                "target": tid, "kind": tgt.kind, "statement": tgt.statement, "source": tgt.source,
-                "rows": len(allrows), "applicable": len(valid),
-                "max_sweep_ratio": _finite_ratio(best_sweep) if best_sweep else None,
-                "max_search_ratio": _finite_ratio(best_search) if best_search else None,
-                "worst_instance": worst["instance"] if worst else None,
-                "worst_args": worst["args"] if worst else None,
-                "worst_observed": worst.get("observed") if worst else None,
-                "worst_bound": worst.get("bound") if worst else None,
-                "beaten": any(beaten(r) for r in valid),
-                "beaten_rows": sum(1 for r in valid if beaten(r)),
-                "errors": sum(1 for r in allrows if str(r.get("status", "")).startswith("error")),
-                "case": None,
-                "validate_cases": None,
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
+            entry, allrows = explore_target(tgt, families=families, ns=ns, margins=margins, ds=ds, seeds=seeds,
+                                            seed=seed, do_search=do_search, budget=budget, jobs=jobs, quick=quick,
+                                            executor=executor, args_override=args_override, opts=opts,
+                                            progress=progress)
+            worst = entry.pop("_worst")
             if outdir:
-                write_csv(outdir / f"{_safe(tid)}.csv", allrows)
-                write_json(outdir / f"{_safe(tid)}.json", {"schema_version": SCHEMA_VERSION, "target": tid,
-                                                           "statement": tgt.statement, "source": tgt.source,
-                                                           "command": command, "rows": allrows})
-                if plot:
-                    msg = write_plot(outdir / f"{_safe(tid)}.png", allrows, f"{tid}: {tgt.statement[:70]}")
-                    if msg:
-                        plot_msgs.add(msg)
-                if worst is not None:
-                    cpath = outdir / "cases" / f"{_safe(tid)}.json"
-                    write_case(cpath, worst, command)
-                    entry["case"] = str(cpath)
-                    if tgt.algorithm is not None:
-                        vpath = write_validate_case(outdir / "validate" / _safe(tid), worst)
-                        entry["validate_cases"] = str(vpath.parent) if vpath else None
+                msg = write_target(outdir, tgt, allrows, worst, entry, command=command, plot=plot)
+                if msg:
+                    plot_msgs.add(msg)
             summary.append(entry)
             if len(tids) == 1:
                 print(f"{tid}: {tgt.statement}  [{tgt.source}]", file=stream)
@@ -192,16 +191,7 @@ def explore(name: str, *, families=None, ns=None, margins=None, ds=None, seeds: 
     doc = {"schema_version": SCHEMA_VERSION, "command": command, "targets": summary}
     if outdir:
         if len(tids) > 1:
-            write_json(outdir / "summary.json", doc)
-            (outdir / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            cols = ["target", "kind", "max_sweep_ratio", "max_search_ratio", "worst_instance", "worst_args",
-                    "worst_observed", "worst_bound", "beaten", "applicable", "errors", "case"]
-            w.writerow(cols)
-            for e in summary:
-                w.writerow([_cell(e.get(c)) for c in cols])
-            (outdir / "summary.csv").write_text(buf.getvalue(), encoding="utf-8")
+            write_summary(outdir, doc)
         print(f"\nwrote {outdir}/ (" + ", ".join(f"{_safe(t)}.csv/.json" for t in tids[:3])
               + (", ..." if len(tids) > 3 else "") + ", cases/"
               + (", validate/" if any(e.get("validate_cases") for e in summary) else "") + ")", file=stream)

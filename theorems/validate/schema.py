@@ -26,7 +26,7 @@ import math
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 import numpy as np
 
@@ -135,11 +135,12 @@ def check_document(doc: Any, kind: Optional[str] = None) -> None:
 
 
 def to_jsonable(v: Any) -> Any:
-    """numpy / mpmath values -> plain JSON values (non-finite floats as the strings "inf", "-inf", "nan")."""
+    """numpy / mpmath values -> plain JSON values (non-finite floats as the strings "inf", "-inf",
+    "nan"); dict keys starting with ``_`` are private and left out."""
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, dict):
-        return {str(k): to_jsonable(x) for k, x in v.items()}
+        return {str(k): to_jsonable(x) for k, x in v.items() if not str(k).startswith("_")}
     if isinstance(v, (list, tuple)):
         return [to_jsonable(x) for x in v]
     if isinstance(v, np.ndarray):
@@ -167,5 +168,6 @@ def read_json(path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def write_json(path, doc: Any) -> None:
-    Path(path).write_text(json.dumps(to_jsonable(doc), indent=1) + "\n", encoding="utf-8")
+def write_json(path, doc: Any, *, sort_keys: bool = False) -> None:
+    """``doc`` as JSON (:func:`to_jsonable`, indent 1, a final newline)."""
+    Path(path).write_text(json.dumps(to_jsonable(doc), indent=1, sort_keys=sort_keys) + "\n", encoding="utf-8")
