@@ -57,8 +57,16 @@ from .outputs import (
 )
 from .search import beaten, search
 from .sweep import explore, sweep_tasks
-from .targets import TARGETS, Target, get_target, target_ids
+from .targets import Target, get_target, target_ids, targets
 from .tasks import evaluate_task, run_tasks
+
+
+
+def __getattr__(name: str):
+    if name == "TARGETS":  # {id: Target}, built on first use (it loads the registered checks)
+        return targets()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SCHEMA_VERSION",

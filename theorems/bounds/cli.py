@@ -6,11 +6,10 @@ from __future__ import annotations
 import sys
 from typing import Optional, Sequence
 
-
-
 from ..instances.families import FAMILIES
 from .sweep import explore, _select
 from .targets import get_target, MAX_RUN
+
 
 def add_arguments(p) -> None:
     p.add_argument("target", help="an algorithm (snkp, nvn, pdm, ...), a check id (RP14.theorem1, RP14.lemma7.printed, "

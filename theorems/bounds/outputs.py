@@ -241,6 +241,7 @@ def write_validate_case(directory, row_or_doc) -> Optional[Path]:
         return None
     return write_corpus(directory, case.algorithm, [case], generator="theorems.bounds --search (worst instance)")
 
+
 def _safe(tid: str) -> str:
     return tid.replace("/", "_")
 

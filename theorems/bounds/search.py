@@ -12,7 +12,6 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-
 from .. import paper_bounds as pb
 from ..instances.families import explicit_spec, make_instance
 from .targets import Target

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -20,32 +20,43 @@ from ..instances import Instance
 
 MAX_RUN = 50_000  # the largest iteration budget a single algorithm run gets
 MAX_SUBSETS = 20_000  # facet enumeration budget of reference.margin (infeasible instances)
-def _f(v) -> float:
-    return float(v)
 
 
-def _margin_G(inst: Instance) -> Optional[Tuple[float, float, float, str]]:
-    """(value, lower, upper, source) of rho_K; None when undecided."""
+class Interval(NamedTuple):
+    """A margin with its certified interval and where it comes from (``planted`` or ``certified``)."""
+
+    value: float
+    lower: float
+    upper: float
+    source: str
+
+
+def _certified(m) -> Interval:
+    return Interval(float(m.value), float(m.lower), float(m.upper), "certified")
+
+
+def _margin_G(inst: Instance) -> Optional[Interval]:
+    """rho_K of the normalized Gram matrix; None when undecided."""
     if "rho_K" in inst.known:
         v = float(inst.known["rho_K"])
-        return v, v, v, "planted"
+        return Interval(v, v, v, "planted")
     m = reference.margin(inst.G, max_subsets=MAX_SUBSETS)
     if m.feasible is None:
         return None
     if m.feasible is False and not float(m.upper) <= 0:
         return None
-    return _f(m.value), _f(m.lower), _f(m.upper), "certified"
+    return _certified(m)
 
 
-def _margin_rho(inst: Instance) -> Optional[Tuple[float, float, float, str]]:
+def _margin_rho(inst: Instance) -> Optional[Interval]:
     """The unnormalized linear margin rho (positive only)."""
     if "rho" in inst.known:
         v = float(inst.known["rho"])
-        return v, v, v, "planted"
+        return Interval(v, v, v, "planted")
     m = reference.margin(inst.K, max_subsets=MAX_SUBSETS)
     if m.feasible is not True:
         return None
-    return _f(m.value), _f(m.lower), _f(m.upper), "certified"
+    return _certified(m)
 
 
 def _is_feasible(inst: Instance) -> Optional[bool]:
@@ -54,7 +65,7 @@ def _is_feasible(inst: Instance) -> Optional[bool]:
     mg = _margin_G(inst)
     if mg is None:
         return None
-    return mg[1] > 0 if mg[1] > 0 else (False if mg[2] <= 0 else None)
+    return mg.lower > 0 if mg.lower > 0 else (False if mg.upper <= 0 else None)
 
 
 def _G(inst: Instance) -> np.ndarray:
@@ -89,11 +100,12 @@ def _q_vector(inst: Instance, qarg) -> np.ndarray:
     return q / q.sum()
 
 
-def _gamma_d(P: np.ndarray) -> Optional[Tuple[float, float, float]]:
+def _gamma_d(P: np.ndarray) -> Optional[Interval]:
     m = reference.margin(P @ P.T, max_subsets=MAX_SUBSETS)
     if m.feasible is not True:
         return None
-    return _f(m.value), _f(m.lower), _f(m.upper)
+    return _certified(m)
+
 
 @dataclass(frozen=True)
 class Target:
@@ -130,12 +142,12 @@ def _ev_perceptron(rule: str):
         if inst.kernel != "linear":
             return None
         mr = _margin_rho(inst)
-        if mr is None or mr[1] <= 0:
+        if mr is None or mr.lower <= 0:
             return None
         R = float(inst.known.get("R", pb.radius(inst.X)))
-        bound = pb.novikoff(R, mr[1])
+        bound = pb.novikoff(R, mr.lower)
         res = reference.perceptron(inst.X, inst.y, rule=rule, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-        return _row("updates", res.iterations, bound, res.status, "rho", mr[0], mr[3], R)
+        return _row("updates", res.iterations, bound, res.status, "rho", mr.value, mr.source, R)
     return ev
 
 
@@ -143,21 +155,21 @@ def _ev_normalized(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
     if inst.kernel != "linear":
         return None
     mg = _margin_G(inst)  # linear kernel: rho_K = rho_2
-    if mg is None or mg[1] <= 0:
+    if mg is None or mg.lower <= 0:
         return None
-    bound = pb.normalized_perceptron(mg[1])
+    bound = pb.normalized_perceptron(mg.lower)
     res = reference.normalized_perceptron(inst.X, inst.y, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-    return _row("iterations", res.iterations, bound, res.status, "rho_2", mg[0], mg[3], pb.radius(inst.X))
+    return _row("iterations", res.iterations, bound, res.status, "rho_2", mg.value, mg.source, pb.radius(inst.X))
 
 
 def _ev_gram_feasible(name: str, formula: Callable[[float, int], float]):
     def ev(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
         mg = _margin_G(inst)
-        if mg is None or mg[1] <= 0:
+        if mg is None or mg.lower <= 0:
             return None
-        bound = formula(mg[1], inst.n)
+        bound = formula(mg.lower, inst.n)
         res = getattr(reference, name)(_G(inst), max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X))
+        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg.value, mg.source, pb.radius(inst.X))
     return ev
 
 
@@ -169,8 +181,8 @@ def _ev_nvn(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
     bound = pb.nvn(eps)
     res = reference.nvn(_G(inst), eps, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
     mg = _margin_G(inst)
-    return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0] if mg else math.nan,
-                mg[3] if mg else "-", pb.radius(inst.X))
+    return _row("iterations", res.iterations, bound, res.status, "rho_K", mg.value if mg else math.nan,
+                mg.source if mg else "-", pb.radius(inst.X))
 
 
 def _ev_snkpvn(printed: bool):
@@ -183,17 +195,17 @@ def _ev_snkpvn(printed: bool):
         delta = float(args.get("delta", 0.01))
         q = _q_vector(inst, args.get("q"))
         qn = reference.g_norm(G, q)
-        if mg[1] > 0:
+        if mg.lower > 0:
             if printed:
                 return None  # the printed/proved difference is in the infeasible case only
-            bound = pb.snkpvn_feasible(mg[1], n)
-        elif mg[2] <= 0:
-            rho = mg[2]  # the smaller |rho_K|: the larger bound
+            bound = pb.snkpvn_feasible(mg.lower, n)
+        elif mg.upper <= 0:
+            rho = mg.upper  # the smaller |rho_K|: the larger bound
             bound = (pb.snkpvn_infeasible_printed if printed else pb.snkpvn_infeasible)(delta, n, qn, rho)
         else:
             return None
         res = reference.snkpvn(G, q, delta, max_iter=_budget(bound, opts.get("max_iter", MAX_RUN)))
-        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X),
+        return _row("iterations", res.iterations, bound, res.status, "rho_K", mg.value, mg.source, pb.radius(inst.X),
                     q_norm_G=qn)
     return ev
 
@@ -203,7 +215,7 @@ def _ev_lemma7(printed: bool):
         from ..rp14 import lemma7_bound, witness_distance
 
         mg = _margin_G(inst)
-        if mg is None or not mg[2] < 0:
+        if mg is None or not mg.upper < 0:
             return None  # infeasible data with rho_K < 0 (the statement divides by |rho_K|)
         G = _G(inst)
         q = _q_vector(inst, args.get("q"))
@@ -211,10 +223,10 @@ def _ev_lemma7(printed: bool):
         dist, _, info = witness_distance(G, q)
         if not info.get("certified"):
             return None
-        rho = abs(mg[2])  # the smaller |rho_K|: the larger bound
+        rho = abs(mg.upper)  # the smaller |rho_K|: the larger bound
         bound = lemma7_bound(qn, rho, printed)
         return _row("dist(q, W)", dist, bound, "proof reaches" if qn >= (math.sqrt(2) - 1) * rho else "beyond proof",
-                    "rho_K", mg[0], mg[3], pb.radius(inst.X))
+                    "rho_K", mg.value, mg.source, pb.radius(inst.X))
     return ev
 
 
@@ -228,10 +240,10 @@ def _ev_isnkpvn(outer: bool):
         gamma = float(args.get("gamma", 2.0))
         eps = float(args.get("epsilon", 1e-3))
         q0n = reference.g_norm(G, np.full(n, 1.0 / n))
-        if mg[1] > 0:
-            rho = mg[1]
-        elif mg[2] <= 0:
-            rho = mg[2]
+        if mg.lower > 0:
+            rho = mg.lower
+        elif mg.upper <= 0:
+            rho = mg.upper
         else:
             return None
         total = pb.isnkpvn_total(n, q0n, rho, gamma, eps)
@@ -243,7 +255,7 @@ def _ev_isnkpvn(outer: bool):
             return None
         res = reference.isnkpvn(G, gamma, eps, max_iter=_budget(total, opts.get("max_iter", MAX_RUN)))
         obs = res.info.get("T", 0) if outer else res.iterations
-        return _row("outer loops" if outer else "inner iterations", obs, bound, res.status, "rho_K", mg[0], mg[3], pb.radius(inst.X))
+        return _row("outer loops" if outer else "inner iterations", obs, bound, res.status, "rho_K", mg.value, mg.source, pb.radius(inst.X))
     return ev
 
 
@@ -266,15 +278,15 @@ def _ev_pt11(name: str):
         eps = float(args.get("eps", 0.1))
         cap = opts.get("max_iter", MAX_RUN)
         if name == "pfm":
-            beta = (1.0 - eps) * g[1]
-            eps_eff = 1.0 - beta / g[2]
-            bound = pb.pfm_theorem1(R, g[1], eps_eff)
+            beta = (1.0 - eps) * g.lower
+            eps_eff = 1.0 - beta / g.upper
+            bound = pb.pfm_theorem1(R, g.lower, eps_eff)
             res = reference.pfm(inst.X, inst.y, beta, rho=1.0, Delta=Delta, max_iter=_budget(bound, cap))
         else:
-            bound = pb.pdm_theorem2(R, g[1], eps)
+            bound = pb.pdm_theorem2(R, g.lower, eps)
             fn = reference.pdm if name == "pdm" else reference.pdm_succ
             res = fn(inst.X, inst.y, eps, rho=1.0, Delta=Delta, max_iter=_budget(bound, cap))
-        return _row("updates", res.iterations, bound, res.status, "gamma_d", g[0], "certified", R,
+        return _row("updates", res.iterations, bound, res.status, "gamma_d", g.value, "certified", R,
                     Delta=Delta)
     return ev
 
@@ -294,7 +306,7 @@ def _ev_check(cid: str):
         except Exception:  # pragma: no cover - a margin we cannot certify: leave it blank
             mg = None
         return _row("lhs", v.lhs, v.rhs, "holds" if v.holds else "FAILS", "rho_K",
-                    mg[0] if mg else math.nan, mg[3] if mg else "-", pb.radius(inst.X), slack=float(v.slack),
+                    mg.value if mg else math.nan, mg.source if mg else "-", pb.radius(inst.X), slack=float(v.slack),
                     check_iteration=v.details.get("iteration"))
     return ev
 
@@ -446,9 +458,7 @@ def get_target(tid: str) -> Target:
     return T[tid]
 
 
-class _Lazy(dict):
-    def __missing__(self, key):
-        return targets()[key]
-
-
-TARGETS = _Lazy()
+def __getattr__(name: str):
+    if name == "TARGETS":  # {id: Target}, built on first use (it loads the registered checks)
+        return targets()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

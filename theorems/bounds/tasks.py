@@ -13,10 +13,9 @@ import sys
 import time
 from typing import List, Optional, Sequence
 
-
-
 from ..instances.families import make_instance
 from .targets import get_target
+
 
 def _json(v) -> str:
     return json.dumps(v, sort_keys=True, separators=(",", ":"))
@@ -59,6 +58,7 @@ def evaluate_task(task: dict) -> dict:
     if r.get("Delta") is not None and "Delta" not in args:
         row["args"] = _json(dict(args, Delta=r["Delta"]))
     return row
+
 
 class Progress:
     """A one-line progress bar on stderr, shown only once the work has taken ``after`` seconds."""

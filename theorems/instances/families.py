@@ -82,6 +82,7 @@ def _random_rotation(d: int, rng: np.random.Generator) -> np.ndarray:
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v)
 
+
 __all__ = [
     "FAMILIES",
     "Family",

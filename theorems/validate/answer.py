@@ -9,7 +9,6 @@ from typing import Any, Dict, Mapping, Optional
 import numpy as np
 
 
-
 def _get(obj, key, default=None):
     if isinstance(obj, Mapping):
         return obj.get(key, default)

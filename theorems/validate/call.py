@@ -17,10 +17,13 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-
 from .answer import normalize_answer
 from .case import Case, POSITIONAL, PT11, RP14_GRAM
 from .report import CheckResult
+
+
+TIMEOUT = 20.0  # seconds per call before an implementation is declared non-terminating
+
 
 class _Timeout(Exception):
     pass
@@ -65,7 +68,7 @@ def _accepts(impl) -> Tuple[Optional[set], bool, int]:
     return names, varkw, npos
 
 
-def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: Optional[float] = 20.0) -> Tuple[Dict[str, Any], List[CheckResult]]:
+def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: Optional[float] = TIMEOUT) -> Tuple[Dict[str, Any], List[CheckResult]]:
     """Call ``impl`` on ``case`` the way the reference is called; return (answer, notes).
 
     Only keywords the callable accepts are passed (trace, max_iter, max_epochs, rho, Delta,
@@ -88,7 +91,7 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
             if ok(k):
                 kw[k] = case.args[k]
             elif k == "Delta" and case.args[k] is not None:
-                return {"skip": f"the callable takes no 'Delta' (extended space)"}, []
+                return {"skip": "the callable takes no 'Delta' (extended space)"}, []
     if ok("max_iter"):
         kw["max_iter"] = case.max_iter
     if case.algorithm in PT11 and ok("max_epochs"):
@@ -110,6 +113,7 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
     ans["max_epochs_passed"] = "max_epochs" in kw
     return ans, []
 
+
 def _name_of(impl) -> str:
     f = getattr(impl, "func", impl)  # functools.partial
     mod = getattr(f, "__module__", None) or "?"
@@ -118,6 +122,7 @@ def _name_of(impl) -> str:
     if f is not impl and getattr(impl, "keywords", None):
         extra = "(" + ", ".join(f"{k}={v!r}" for k, v in impl.keywords.items()) + ")"
     return f"{mod}:{name}{extra}"
+
 
 def load_callable(spec: str) -> Callable:
     """``package.module:callable`` or ``path/to/file.py:callable`` (dots in the callable name

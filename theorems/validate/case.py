@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -151,25 +151,35 @@ def _answer_json(a: Mapping[str, Any]) -> dict:
     return out
 
 
-def _interval(m) -> Tuple[float, float]:
+@lru_cache(maxsize=512)
+def _margin_cached(shape: Tuple[int, int], data: bytes) -> Tuple[float, float]:
+    m = reference.margin(np.frombuffer(data, dtype=np.float64).reshape(shape))
     return float(m.lower), float(m.upper)
 
 
-@lru_cache(maxsize=512)
-def _margin_cached(key: bytes, shape: Tuple[int, int], data: bytes):
-    K = np.frombuffer(data, dtype=np.float64).reshape(shape)
-    return reference.margin(K)
-
-
 def _margin(K: np.ndarray) -> Tuple[float, float]:
+    """The certified margin interval (lower, upper) of ``K`` (cached on its bytes)."""
     K = np.ascontiguousarray(np.asarray(K, dtype=np.float64))
-    m = _margin_cached(b"", K.shape, K.tobytes())
-    return _interval(m)
+    return _margin_cached(K.shape, K.tobytes())
 
 
 def _slug(s: str) -> str:
     out = "".join(c if (c.isalnum() or c in "_.:=,()+-") else "_" for c in s)
     return out.strip("_") or "case"
+
+
+class _Theory(NamedTuple):
+    """What the papers say about one algorithm on one instance (the ``bounds`` of a case)."""
+
+    margin_name: str
+    lo: float  # the certified margin interval [lo, hi]
+    hi: float
+    R: Optional[float] = None
+    bound: Optional[float] = None  # the paper's bound on the counter (None: no theorem applies)
+    source: str = ""
+    feasible: Optional[bool] = None
+    guarantee: Optional[float] = None  # PT11: the margin a separator must reach
+    P: Optional[np.ndarray] = None  # PT11: the patterns the algorithm runs on
 
 
 def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, Delta: Optional[float] = None,
@@ -188,107 +198,124 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    over = dict(arguments or {})
+    if not isinstance(inst.kernel, str):
+        return None  # a callable kernel cannot be exported
     X = np.asarray(inst.X, dtype=np.float64)
     y = np.asarray(inst.y, dtype=np.int64)
-    kernel = inst.kernel if isinstance(inst.kernel, str) else None
-    if kernel is None:
-        return None  # a callable kernel cannot be exported
-    linear = kernel == "linear"
-    n = X.shape[0]
-    args: Dict[str, Any] = {}
-    G = None
-    P = None
     try:
-        G = np.asarray(reference.gram(X, y, kernel, **inst.params), dtype=np.float64)
+        G = np.asarray(reference.gram(X, y, inst.kernel, **inst.params), dtype=np.float64)
     except ValueError:
-        if algorithm in RP14_GRAM or algorithm in RP14_PRIMAL:
+        G = None
+    args: Dict[str, Any] = {}
+    over = dict(arguments or {})
+    if algorithm in RP14_PRIMAL or algorithm in RP14_GRAM:
+        if G is None:
             return None
-    bound = None
-    source = ""
-    guarantee = None
-    R = None
-    feasible = None
+        theory = (_rp14_primal_theory(algorithm, X, y, G, inst.kernel, over, args) if algorithm in RP14_PRIMAL
+                  else _rp14_gram_theory(algorithm, G, over, args))
+    else:
+        theory = _pt11_theory(algorithm, X, y, inst.kernel, eps, Delta, args)
+    if theory is None:
+        return None
+    bound = theory.bound if theory.bound is not None and math.isfinite(theory.bound) else None
+    termination, max_iter, ref = _budget_and_answer(algorithm, X, y, G, args, bound, theory.feasible, cap, budget)
+    extra = (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ())
+    return Case(
+        case_id=f"{algorithm}/{_slug(inst.name)}" + (f"/{_slug(variant)}" if variant else ""),
+        algorithm=algorithm, flags=tuple(dict.fromkeys(tuple(inst.flags) + extra)), X=X, y=y, kernel=inst.kernel,
+        params=dict(inst.params), args=args, max_iter=max_iter, margin_name=theory.margin_name, m_lo=theory.lo,
+        m_hi=theory.hi, R=theory.R, bound=bound, bound_source=theory.source,
+        termination_required=termination, margin_guarantee=theory.guarantee, reference=ref, G=G, P=theory.P,
+        name=inst.name,
+    )
 
-    if algorithm in RP14_PRIMAL:
-        if not linear:
-            return None
-        if algorithm == "perceptron":
-            name = "rho"
-            if over.get("rule", "cyclic") != "cyclic":
-                args["rule"] = str(over["rule"])
-            lo, hi = _margin(reference.signed_gram(X, y))
-            R = pbounds.radius(X)
-            if lo > 0:
-                bound, source = pbounds.novikoff(R, lo), "RP14 Sec. 2 Block-Novikoff: max||x||^2/rho^2"
-        else:
-            name = "rho_2"
-            args["normalize"] = True
-            lo, hi = _margin(G)
-            R = 1.0
-            if lo > 0:
-                bound, source = pbounds.normalized_perceptron(lo), "RP14 Sec. 2.1: 1/rho_2^2"
-        feasible = lo > 0 if lo > 0 or hi < 0 else None
-    elif algorithm in RP14_GRAM:
-        name = "rho_K"
+
+def _rp14_primal_theory(algorithm, X, y, G, kernel, over, args) -> Optional[_Theory]:
+    """Perceptron (Block-Novikoff on the raw data) and Normalized Perceptron (on X_2)."""
+    if kernel != "linear":
+        return None
+    if algorithm == "perceptron":
+        if over.get("rule", "cyclic") != "cyclic":
+            args["rule"] = str(over["rule"])
+        lo, hi = _margin(reference.signed_gram(X, y))
+        R = pbounds.radius(X)
+        bound, source = (pbounds.novikoff(R, lo), "RP14 Sec. 2 Block-Novikoff: max||x||^2/rho^2") if lo > 0 else (None, "")
+        name = "rho"
+    else:
+        args["normalize"] = True
         lo, hi = _margin(G)
-        feasible = True if lo > 0 else (False if hi <= 0 else None)
-        if algorithm == "nkp":
-            if lo > 0:
-                bound, source = pbounds.nkp(lo), "RP14 Sec. 3.2: 1/rho_K^2"
-        elif algorithm == "snkp":
-            if lo > 0:
-                bound, source = pbounds.snkp(lo, n), "RP14 Thm. 1: 2 sqrt(2 log n)/rho_K"
-        elif algorithm == "nvn":
-            args["epsilon"] = float(over.get("epsilon", 0.05))
-            if hi <= 0:
-                bound, source = pbounds.nvn(args["epsilon"]), "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
-        elif algorithm == "snkpvn":
-            q = np.asarray(over["q"], dtype=np.float64) if over.get("q") is not None else np.full(n, 1.0 / n)
-            delta = float(over["delta"]) if "delta" in over else (0.05 if lo <= 0 else min(0.05, lo / 2))
-            args["q"], args["delta"] = q, float(delta)
-            if lo > 0:
-                bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
-            elif hi <= 0:
-                qn = reference.g_norm(G, q)
-                bound = pbounds.snkpvn_infeasible(delta, n, qn, min(hi, 0.0))
-                source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
-        elif algorithm == "isnkpvn":
-            gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
-            args["gamma"], args["epsilon"] = gamma, epsilon
-            q0n = reference.g_norm(G, np.full(n, 1.0 / n))
-            if lo > 0 or hi < 0:  # the conservative end: the smaller |rho_K|
-                bound = pbounds.isnkpvn_total(n, q0n, lo if lo > 0 else hi, gamma, epsilon)
-                source = "RP14 Thm. 4 with Lemmas 8, 9 (proved Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
-    else:  # PT11
-        if not linear:
-            return None
-        rho = 1.0
-        args["rho"] = rho
-        args["Delta"] = Delta
-        P = np.asarray(reference.dynamic_margin.patterns(X, y, rho=rho, Delta=Delta), dtype=np.float64)
-        name = "gamma_d"
-        lo, hi = _margin(P @ P.T)
-        if not lo > 0:
-            return None  # PT11 needs separable (augmented / extended) data
-        feasible = True
-        R = pbounds.radius(P)
-        if algorithm == "pfm":
-            e = 0.3 if eps is None else eps
-            beta = (1.0 - e) * lo
-            args["beta"] = beta
-            eff = 1.0 - beta / lo
-            bound, source = pbounds.pfm_theorem1(R, lo, eff), "PT11 Thm. 1"
-            guarantee = beta
-        else:
-            e = (0.3 if algorithm == "pdm" else 0.1) if eps is None else eps
-            args["epsilon"] = e
-            if algorithm == "pdm_succ":
-                args["eta"] = 8.0
-            bound, source = pbounds.pdm_theorem2(R, lo, e), "PT11 Thm. 2" + (" (the whole run is a PDM(eps) run, Sec. 3)" if algorithm == "pdm_succ" else "")
-            guarantee = (1.0 - e) * lo
-    if bound is not None and not math.isfinite(bound):
-        bound = None
+        R = 1.0
+        bound, source = (pbounds.normalized_perceptron(lo), "RP14 Sec. 2.1: 1/rho_2^2") if lo > 0 else (None, "")
+        name = "rho_2"
+    feasible = lo > 0 if lo > 0 or hi < 0 else None
+    return _Theory(name, lo, hi, R, bound, source, feasible)
+
+
+def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
+    """The Gram algorithms: NKP, SNKP, NVN, SNKPVN, ISNKPVN (their arguments go into ``args``)."""
+    n = G.shape[0]
+    lo, hi = _margin(G)
+    feasible = True if lo > 0 else (False if hi <= 0 else None)
+    bound, source = None, ""
+    if algorithm == "nkp":
+        if lo > 0:
+            bound, source = pbounds.nkp(lo), "RP14 Sec. 3.2: 1/rho_K^2"
+    elif algorithm == "snkp":
+        if lo > 0:
+            bound, source = pbounds.snkp(lo, n), "RP14 Thm. 1: 2 sqrt(2 log n)/rho_K"
+    elif algorithm == "nvn":
+        args["epsilon"] = float(over.get("epsilon", 0.05))
+        if hi <= 0:
+            bound, source = pbounds.nvn(args["epsilon"]), "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
+    elif algorithm == "snkpvn":
+        q = np.asarray(over["q"], dtype=np.float64) if over.get("q") is not None else np.full(n, 1.0 / n)
+        delta = float(over["delta"]) if "delta" in over else (0.05 if lo <= 0 else min(0.05, lo / 2))
+        args["q"], args["delta"] = q, float(delta)
+        if lo > 0:
+            bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
+        elif hi <= 0:
+            bound = pbounds.snkpvn_infeasible(delta, n, reference.g_norm(G, q), min(hi, 0.0))
+            source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
+    elif algorithm == "isnkpvn":
+        gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
+        args["gamma"], args["epsilon"] = gamma, epsilon
+        if lo > 0 or hi < 0:  # the conservative end: the smaller |rho_K|
+            bound = pbounds.isnkpvn_total(n, reference.g_norm(G, np.full(n, 1.0 / n)), lo if lo > 0 else hi, gamma, epsilon)
+            source = "RP14 Thm. 4 with Lemmas 8, 9 (proved Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
+    return _Theory("rho_K", lo, hi, None, bound, source, feasible)
+
+
+def _pt11_theory(algorithm, X, y, kernel, eps, Delta, args) -> Optional[_Theory]:
+    """PFM, PDM, PDM-succ on the augmented (rho = 1), reflected, possibly extended patterns."""
+    if kernel != "linear":
+        return None
+    args["rho"] = rho = 1.0
+    args["Delta"] = Delta
+    P = np.asarray(reference.dynamic_margin.patterns(X, y, rho=rho, Delta=Delta), dtype=np.float64)
+    lo, hi = _margin(P @ P.T)
+    if not lo > 0:
+        return None  # PT11 needs separable (augmented / extended) data
+    R = pbounds.radius(P)
+    if algorithm == "pfm":
+        e = 0.3 if eps is None else eps
+        args["beta"] = beta = (1.0 - e) * lo
+        bound, source, guarantee = pbounds.pfm_theorem1(R, lo, 1.0 - beta / lo), "PT11 Thm. 1", beta
+    else:
+        e = (0.3 if algorithm == "pdm" else 0.1) if eps is None else eps
+        args["epsilon"] = e
+        if algorithm == "pdm_succ":
+            args["eta"] = 8.0
+        bound = pbounds.pdm_theorem2(R, lo, e)
+        source = "PT11 Thm. 2" + (" (the whole run is a PDM(eps) run, Sec. 3)" if algorithm == "pdm_succ" else "")
+        guarantee = (1.0 - e) * lo
+    return _Theory("gamma_d", lo, hi, R, bound, source, True, guarantee, P)
+
+
+def _budget_and_answer(algorithm, X, y, G, args, bound, feasible, cap, budget):
+    """(termination_required, max_iter, the reference's answer).  Where the bound fits in ``cap``
+    the budget is floor(bound) + 2 and "max_iter" fails; otherwise a budget large enough for the
+    reference to finish (or CAP_NO_BOUND when nothing is to be found); ``budget`` makes a
+    budget-exhaustion case."""
     termination = bound is not None and bound + 2 <= cap
     if termination:
         max_iter = int(math.floor(bound)) + 2
@@ -299,20 +326,12 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
     if budget is not None:  # a budget-exhaustion case: honesty when the budget runs out
         termination, max_iter = False, int(budget)
     ref = _reference_answer(algorithm, X, y, G, args, max_iter)
-    if budget is not None:
-        pass
-    elif not termination and ref["status"] != "max_iter":
+    if budget is None and not termination and ref["status"] != "max_iter":
         max_iter = int(min(max_iter, max(CAP_NO_BOUND, 20 * ref["iterations"] + 100)))
     if not termination and ref["status"] == "max_iter":
         max_iter = min(max_iter, CAP_NO_BOUND)
         ref = _reference_answer(algorithm, X, y, G, args, max_iter)
-    flags = tuple(dict.fromkeys(tuple(inst.flags) + (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ())))
-    cid = f"{algorithm}/{_slug(inst.name)}" + (f"/{_slug(variant)}" if variant else "")
-    return Case(
-        case_id=cid, algorithm=algorithm, flags=flags, X=X, y=y, kernel=kernel, params=dict(inst.params),
-        args=args, max_iter=max_iter, margin_name=name, m_lo=lo, m_hi=hi, R=R, bound=bound, bound_source=source,
-        termination_required=termination, margin_guarantee=guarantee, reference=ref, G=G, P=P, name=inst.name,
-    )
+    return termination, max_iter, ref
 
 
 def _reference_answer(algorithm, X, y, G, args, max_iter, trace: bool = False) -> Dict[str, Any]:

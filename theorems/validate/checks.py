@@ -12,7 +12,7 @@ import numpy as np
 import reference
 from reference.arithmetic import Arithmetic
 
-from .call import call_impl
+from .call import TIMEOUT, call_impl
 from .case import Case, PT11, _reference_trace, RP14_GRAM, STATUSES
 from .report import CheckResult, FAIL, Failure, NOTE, PASS, _short, SKIP
 from .schema import to_jsonable
@@ -238,7 +238,7 @@ def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> L
         R2 = 1.0 if case.args.get("normalize", True) else float(np.max(np.sum(case.X**2, axis=1)))
         if nw2 * k > R2 * (1 + 1e-5):
             bad.append(f"||w_k||^2 k = {nw2 * k:.6g} > {R2:.6g} (RP14 Alg. 2: w_k averages k {'unit ' if R2 == 1.0 else ''}points, each a mistake: ||k w_k||^2 <= k{'' if R2 == 1.0 else ' R^2'})")
-        if case.m_lo > 0 and math.sqrt(nw2) < case.m_lo * (1 - 1e-6) * (1.0 if case.args.get("normalize", True) else 1.0):
+        if case.m_lo > 0 and math.sqrt(nw2) < case.m_lo * (1 - 1e-6):
             bad.append(f"||w_k|| = {math.sqrt(nw2):.6g} < rho_2 = {case.m_lo:.6g} (an average of the normalized points has norm >= rho_2)")
     if a == "perceptron" and w is not None:
         nw = float(np.linalg.norm(w))
@@ -442,7 +442,7 @@ def evaluate(case: Case, ans: Dict[str, Any], *, strict: bool = False) -> List[C
     return res
 
 
-def run_case(impl: Callable, case: Case, *, strict: bool = False, timeout: Optional[float] = 20.0) -> Tuple[Dict[str, Any], List[CheckResult]]:
+def run_case(impl: Callable, case: Case, *, strict: bool = False, timeout: Optional[float] = TIMEOUT) -> Tuple[Dict[str, Any], List[CheckResult]]:
     ans, _ = call_impl(impl, case, timeout=timeout)
     return ans, evaluate(case, ans, strict=strict)
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import List
 
-
-
 from .call import load_callable
 from .case import ALGORITHMS
 from .files import export_cases, validate_answers, validate_trace
 from .report import Report
 from .run import validate
 from .schema import read_json, SCHEMA_VERSION
+
 
 def add_arguments(sub) -> None:
     """Register ``validate`` and ``export-cases`` on the CLI's subparsers."""

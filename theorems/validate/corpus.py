@@ -6,10 +6,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import List, Tuple
 
-
-
 from ..instances import Instance
 from .case import CAP, Case, make_case, PT11
+
 
 def _corpus_instances() -> List[Instance]:
     from ..instances import strategies as S

@@ -9,7 +9,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-
 from .schema import to_jsonable
 
 PASS, FAIL, SKIP, NOTE = "pass", "fail", "skip", "note"

@@ -7,9 +7,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Dict, Optional
 
-
-
-from .call import _name_of
+from .call import TIMEOUT, _name_of
 from .case import ALGORITHMS, CAP, Case
 from .checks import _failure, run_case
 from .corpus import corpus
@@ -17,8 +15,9 @@ from .files import _load_cases
 from .report import FAIL, Failure, Report
 from .search import _hypothesis_search
 
+
 def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool = False, seed: int = 0,
-             timeout: Optional[float] = 20.0, cap: int = CAP, hypothesis: bool = True, cases_dir=None) -> Report:
+             timeout: Optional[float] = TIMEOUT, cap: int = CAP, hypothesis: bool = True, cases_dir=None) -> Report:
     """Check ``impl`` against ``reference.<algorithm>``: layers 1-2 (and 3 with ``strict``).
 
     Parameters
@@ -102,7 +101,7 @@ def parametrize_with_checks(algorithm: str, impl: Callable, *, budget: int = 20,
 
     def search_check():
         report = Report(algorithm=algorithm, implementation=_name_of(impl), conforms=True, strict=strict)
-        f = _hypothesis_search(algorithm, impl, report, examples=budget, seed=seed, strict=strict, timeout=20.0, cap=CAP)
+        f = _hypothesis_search(algorithm, impl, report, examples=budget, seed=seed, strict=strict)
         if f is not None:
             raise AssertionError("\n" + f.format())
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-
-
-from .case import make_case, RP14_GRAM, RP14_PRIMAL
+from .call import TIMEOUT
+from .case import CAP, RP14_GRAM, RP14_PRIMAL, make_case
 from .checks import _failure, run_case
 from .report import FAIL, Failure, Report
+
 
 def _strategy(algorithm: str):
     from hypothesis import strategies as st
@@ -44,7 +44,7 @@ class _CaseFailed(Exception):
 
 
 def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, examples: int, seed: int, strict: bool,
-                       timeout: Optional[float], cap: int) -> Optional[Failure]:
+                       timeout: Optional[float] = TIMEOUT, cap: int = CAP) -> Optional[Failure]:
     from hypothesis import HealthCheck, Phase, assume, given, settings
     from hypothesis import seed as hseed
 

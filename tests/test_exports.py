@@ -1,0 +1,73 @@
+"""The public faces of the packages, pinned (as hypothesis asserts its strategies' ``__all__``).
+
+A name added to or dropped from a package's ``__all__`` must be added to or dropped from here in
+the same change, and every exported name must import.  The import paths the README and users rely
+on (``from theorems.validate import validate, parametrize_with_checks``, ``theorems.strategies``,
+``theorems.bounds.explore``) are pinned too.
+"""
+
+import importlib
+
+import pytest
+
+FACES = {
+    "reference": {
+        "ALGORITHMS", "Arithmetic", "CERTIFICATE", "MAX_ITER", "Margin", "Result", "SEPARATOR", "arithmetic",
+        "augment", "extend", "g_norm", "gram", "isnkpvn", "kernel_matrix", "load_libsvm", "load_npz", "margin",
+        "nkp", "normalized_perceptron", "nvn", "patterns", "pdm", "pdm_succ", "perceptron", "pfm",
+        "project_simplex", "reflect", "signed_gram", "snkp", "snkpvn", "softmax",
+    },
+    "theorems.validate": {
+        "ALGORITHMS", "LAYERS", "CheckResult", "Case", "Failure", "Report", "validate", "parametrize_with_checks",
+        "corpus", "make_case", "run_case", "evaluate", "export_cases", "write_corpus", "write_answers",
+        "validate_answers", "validate_trace", "load_callable",
+    },
+    "theorems.bounds": {
+        "SCHEMA_VERSION", "CSV_COLUMNS", "Target", "TARGETS", "target_ids", "get_target", "evaluate_task",
+        "sweep_tasks", "run_tasks", "search", "beaten", "write_csv", "write_json", "write_plot", "write_case",
+        "load_case", "replay_case", "validate_case", "write_validate_case", "explore", "main", "PLOT_MISSING",
+    },
+    "theorems.strategies": {
+        "separable_instances", "infeasible_instances", "kernel_instances", "rational_instances",
+        "degenerate_instances", "instances", "planted_separable", "planted_infeasible", "random_kernel_instance",
+        "rational_instance", "worked_example", "degenerate_cases", "origin_inradius", "INFEASIBLE_SHAPES",
+    },
+    "theorems.instances": {"Instance"},
+}
+
+
+@pytest.mark.parametrize("module", sorted(FACES))
+def test_public_face_is_pinned(module):
+    mod = importlib.import_module(module)
+    exported = set(mod.__all__)
+    assert exported == FACES[module], (sorted(exported - FACES[module]), sorted(FACES[module] - exported))
+    assert len(mod.__all__) == len(exported), "a name is listed twice in __all__"
+    missing = [name for name in mod.__all__ if not hasattr(mod, name)]
+    assert not missing, missing
+
+
+def test_strategies_have_one_home():
+    """``theorems.strategies`` is the stable path; the code lives in ``theorems.instances.strategies``."""
+    from theorems import strategies
+    from theorems.instances import strategies as home
+
+    for name in FACES["theorems.strategies"]:
+        assert getattr(strategies, name) is getattr(home, name), name
+
+
+def test_documented_entry_points_resolve():
+    from theorems import bounds
+    from theorems.validate import parametrize_with_checks, validate
+
+    assert callable(validate) and callable(parametrize_with_checks)
+    assert bounds.explore.__module__ == "theorems.bounds.sweep"
+    assert bounds.evaluate_task.__module__ == "theorems.bounds.tasks"  # the one function handed to executors
+
+
+def test_pin_rejects_a_drifted_face(monkeypatch):
+    """The pin is not vacuous: a name dropped from a face makes it fail."""
+    import theorems.validate as v
+
+    monkeypatch.setattr(v, "__all__", [n for n in v.__all__ if n != "make_case"])
+    with pytest.raises(AssertionError):
+        test_public_face_is_pinned("theorems.validate")
