@@ -61,7 +61,6 @@ from .targets import Target, get_target, target_ids, targets
 from .tasks import evaluate_task, run_tasks
 
 
-
 def __getattr__(name: str):
     if name == "TARGETS":  # {id: Target}, built on first use (it loads the registered checks)
         return targets()

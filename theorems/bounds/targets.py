@@ -456,9 +456,3 @@ def get_target(tid: str) -> Target:
     if tid not in T:
         raise ValueError(f"unknown bound {tid!r}; known: {', '.join(T)} (or 'all', 'algorithms', 'checks')")
     return T[tid]
-
-
-def __getattr__(name: str):
-    if name == "TARGETS":  # {id: Target}, built on first use (it loads the registered checks)
-        return targets()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -69,18 +69,7 @@ import numpy as np
 import reference
 
 from .. import paper_bounds
-from .instance import Instance
-
-
-def _random_rotation(d: int, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random orthogonal d x d matrix (as :mod:`theorems.strategies`, which needs hypothesis)."""
-    A = rng.standard_normal((d, d))
-    Q, R = np.linalg.qr(A)
-    return Q * np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
+from .instance import Instance, _random_rotation, _unit
 
 
 __all__ = [

@@ -74,3 +74,17 @@ class Instance:
 
     def __str__(self) -> str:
         return self.name
+
+
+# -- small linear-algebra helpers of the builders (strategies and families) ----------------------
+
+
+def _random_rotation(d: int, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random orthogonal d x d matrix (QR of a Gaussian matrix, sign-fixed)."""
+    A = rng.standard_normal((d, d))
+    Q, R = np.linalg.qr(A)
+    return Q * np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)

@@ -63,7 +63,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .. import paper_bounds
-from .instance import Instance
+from .instance import Instance, _random_rotation, _unit
 
 __all__ = [
     "lemma7_counterexample",
@@ -86,18 +86,7 @@ __all__ = [
 INFEASIBLE_SHAPES = ("simplex", "cross", "polygon", "random")
 
 
-# -- small linear-algebra helpers ---------------------------------------------------------------
-
-
-def _random_rotation(d: int, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random orthogonal d x d matrix (QR of a Gaussian matrix, sign-fixed)."""
-    A = rng.standard_normal((d, d))
-    Q, R = np.linalg.qr(A)
-    return Q * np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
+# -- small linear-algebra helpers (the rotation and unit vectors live in .instance) ---------------
 
 
 def _labels(n: int, rng: np.random.Generator) -> np.ndarray:
