@@ -621,6 +621,19 @@ def _num(x, ar: Arithmetic):
 # -- the margin --------------------------------------------------------------------------------
 
 
+
+def _count_text(count: int) -> str:
+    """A count as a person reads it: exact up to 10^9, else ``about 2.3e+170`` (C(n, r) can have
+    hundreds of digits)."""
+    if count < 10**9:
+        return str(count)
+    e = math.floor(math.log10(count))
+    mantissa = round(10 ** (math.log10(count) - e), 1)
+    if mantissa >= 10:
+        mantissa, e = mantissa / 10, e + 1
+    return f"about {mantissa:g}e+{e}"
+
+
 def margin(
     K,
     *,
@@ -738,13 +751,13 @@ def margin(
         elif complete and best is not None:
             method = (
                 f"{'infeasible' if feasible is False else 'undecided'}: complete enumeration of the "
-                f"C({len(uniq)}, {r}) = {n_sub} point subsets (rank {r}); value = -delta_max^rel "
+                f"C({len(uniq)}, {r}) = {_count_text(n_sub)} point subsets (rank {r}); value = -delta_max^rel "
                 "[RP14 Theorem 3, E-A3]; lower from the facet normal (alpha-form), upper = -delta_max "
                 "exact up to round-off" + (f"; facet re-solved at {ar.dps} digits" if ar.is_mp else "")
             )
         else:
             method = (
-                f"{'infeasible' if feasible is False else 'undecided'}: C({len(uniq)}, {r}) = {n_sub} "
+                f"{'infeasible' if feasible is False else 'undecided'}: C({len(uniq)}, {r}) = {_count_text(n_sub)} "
                 f"subsets exceed max_subsets={max_subsets}; value and lower from a local search over "
                 "facets (NOT certified tight); upper = ||p*||_K of the min-norm point (~0)"
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from typing import List, Optional, Sequence, Tuple
@@ -250,6 +251,12 @@ def _worst_per_id(verdicts):
     return [(worst[i], count[i]) for i in sorted(worst)]
 
 
+def _tightness(v) -> str:
+    """The Verdict's ratio lhs/rhs for the table, or why there is none (``n/a (dichotomy)``)."""
+    sl = float(v.slack)
+    return f"n/a ({REGISTRY[v.id].kind})" if math.isnan(sl) else fmt(sl)
+
+
 def _word(v) -> str:
     """'holds' / 'FAILS'; a refuted statement (registry kind ``refuted``, e.g. RP14.lemma7.printed)
     failing on an exactly decided instance is the expected outcome: 'FAILS (refuted, exact)'."""
@@ -282,12 +289,15 @@ def cmd_check(args) -> int:
         print(json.dumps([v.as_dict() for v in verdicts], indent=2))
     else:
         if args.all:
-            rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), fmt(v.slack), str(v.details.get("instance", ""))] for v in verdicts]
-            print(table(["id", "holds", "lhs", "rhs", "slack", "instance"], rows))
+            rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))] for v in verdicts]
+            print(table(["id", "holds", "lhs (observed)", "rhs (bound)", "tightness", "instance"], rows))
         else:
-            rows = [[v.id, _word(v), str(c), fmt(v.lhs), fmt(v.rhs), fmt(v.slack), str(v.details.get("instance", ""))]
+            rows = [[v.id, _word(v), str(c), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))]
                     for v, c in _worst_per_id(verdicts)]
-            print(table(["id", "holds", "instances", "lhs", "rhs", "max slack", "worst instance"], rows))
+            print(table(["id", "holds", "instances", "lhs (observed)", "rhs (bound)", "max tightness", "worst instance"], rows))
+        print("\ntightness = observed / bound (lhs / rhs, as each check defines it): <= 1 while the statement "
+              "holds, 1 = met with equality (the bound is attained), near 0 = far from tight.  n/a: a dichotomy "
+              "(exactly one of two alternatives holds) has no ratio.")
         bad = sum(not v.holds for v in verdicts)
         ref_bad = sum(not v.holds for v in verdicts if v.id in refuted)
         print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing"

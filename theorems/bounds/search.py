@@ -84,9 +84,8 @@ def _mutate(spec: dict, args: dict, tgt: Target, rng: np.random.Generator) -> Tu
             lo, hi = _NUMERIC_SPEC[k]
             spec[k] = float(np.clip(spec[k] * math.exp(rng.normal(0, 0.5)), lo, hi))
         return spec, args
-    if move == "explicit":
-        inst = make_instance(spec)
-        return explicit_spec(inst), args
+    if move == "explicit":  # the same instance as explicit data, then a move of its points (else a duplicate row)
+        return _mutate(explicit_spec(make_instance(spec)), args, tgt, rng)
     spec.pop("known", None)  # the data change: nothing is known by construction any more
     X = np.array(spec["X"], dtype=float)
     y = np.array(spec["y"], dtype=int)
