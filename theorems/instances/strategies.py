@@ -527,6 +527,15 @@ def separable_instances(
 ) -> st.SearchStrategy[Instance]:
     """Separable linear instances with a PLANTED margin (see :func:`planted_separable`).
 
+    Plants: a max-margin unit normal u and ``m >= 2`` support points at margin rho from it; every
+    other point strictly farther.  Guarantees (proved in :func:`planted_separable`):
+    ``known["rho_K"] == known["rho_2"] == rho`` exactly (the normalized margin, also the margin of
+    the normalized signed Gram matrix ``inst.G``), ``known["u"]`` is the optimal direction w*,
+    ``known["support"]`` the indices attaining it, ``known["rho"]`` the unnormalized margin
+    (``c rho``), ``known["R"] = max ||x_i||``, ``known["feasible"] is True``.  Flags ``separable``,
+    ``planted``, ``ties`` (m >= 2), ``unit`` when all points have norm 1, ``small_margin`` below
+    0.05, ``lowrank`` when embedded in a larger space.
+
     Parameters
     ----------
     n, d : (min, max)   number of points (>= 2) and dimension (>= 2)
@@ -562,9 +571,19 @@ def infeasible_instances(
     ambient: bool = True,
 ) -> st.SearchStrategy[Instance]:
     """Infeasible linear instances with a planted ``delta_max`` (= -rho_K, RP14 Thm 3), see
-    :func:`planted_infeasible`.  ``d = 1`` is only used with the ``simplex``/``cross`` shapes
-    (both give the points +-1, delta_max = 1) and ``random``; ``polygon`` forces d = 2; ``random``
-    caps d at 3.
+    :func:`planted_infeasible`.
+
+    Plants: the normalized reflected points as a regular simplex, a cross-polytope, a regular
+    polygon (known inradius), or random unit vectors around the origin (inradius enumerated
+    exactly); randomly rotated, labels random, optionally duplicated points and a larger ambient
+    space.  Guarantees: the origin is interior to the hull (no separator exists),
+    ``known["delta_max"]`` is the radius of the largest ball about 0 in the hull (within the span,
+    erratum E-A3), ``known["rho_K"] == -known["delta_max"]``, ``known["feasible"] is False``,
+    ``known["R"] = max ||x_i||``.  Flags ``infeasible``, ``planted``, ``unit``, ``ties`` (regular
+    shapes), ``duplicates``, ``lowrank``, ``d1``.
+
+    ``d = 1`` is only used with the ``simplex``/``cross`` shapes (both give the points +-1,
+    delta_max = 1) and ``random``; ``polygon`` forces d = 2; ``random`` caps d at 3.
     """
 
     @st.composite
@@ -596,7 +615,12 @@ def kernel_instances(
     d: Tuple[int, int] = (1, 4),
 ) -> st.SearchStrategy[Instance]:
     """Random data under a kernel (``linear``, ``polynomial`` with degree in {2, 3} and
-    c in {0.5, 1}, or ``gaussian`` with sigma in {0.5, 1, 2}); nothing planted."""
+    c in {0.5, 1}, or ``gaussian`` with sigma in {0.5, 1, 2}).
+
+    Plants nothing (``known`` is empty): compare against :func:`reference.margin`'s certified
+    interval instead.  Guarantees: no zero point; with the gaussian kernel the Gram matrix of
+    distinct points is positive definite, so the data are separable in feature space
+    (rho_K > 0).  Flags ``kernel`` and the kernel's name."""
     kernels = [kernel] if isinstance(kernel, str) else list(kernel)
 
     @st.composite
@@ -619,7 +643,11 @@ def rational_instances(
     *, n: Tuple[int, int] = (1, 7), d: Tuple[int, int] = (1, 3), coord: Tuple[int, int] = (-3, 3)
 ) -> st.SearchStrategy[Instance]:
     """Instances with small integer coordinates (every coordinate drawn by hypothesis, so they
-    shrink fully); zero rows are redrawn.  Feasible or not -- decide it exactly (RP14.lemma6)."""
+    shrink fully); zero rows are redrawn.
+
+    Plants nothing: feasible or not, decide it exactly (``Fraction`` arithmetic on the integer
+    coordinates, as RP14.lemma6 does).  Guarantees: ``X`` holds small integers exactly, no zero
+    row.  Flags ``rational`` and, when they apply, ``n1``, ``d1``, ``duplicates``."""
 
     @st.composite
     def build(draw):
@@ -635,7 +663,13 @@ def rational_instances(
 
 def degenerate_instances() -> st.SearchStrategy[Instance]:
     """The fixed edge cases of :func:`degenerate_cases` plus generated ones: a single point in
-    R^d, duplicated planted data, antipodal pairs, tiny planted margins."""
+    R^d, duplicated planted data, antipodal pairs, tiny planted margins.
+
+    Each carries what it pins down in ``known``: a single point has ``rho_K = rho_2 = 1`` and
+    ``rho = R = ||x||``; copies of an antipodal pair x, -x with equal labels are infeasible with
+    ``delta_max = 1`` (``rho_K = -1``); tiny planted margins (0.01 to 0.03) keep the guarantees of
+    :func:`separable_instances`; the fixed cases include n = 1, d = 1, duplicates, collinear data,
+    margin exactly 0 (the origin on the hull's boundary, ``delta_max = 0``) and argmin ties."""
 
     @st.composite
     def single(draw):
