@@ -17,6 +17,7 @@ import pytest
 
 import reference
 from theorems import bounds
+from theorems.bounds import targets
 from theorems.instances import families
 from theorems.cli import main as cli_main
 
@@ -294,3 +295,65 @@ def test_every_target_sweeps_and_searches(tid, tmp_path):
     entry = doc["targets"][0]
     assert entry["errors"] == 0
     assert entry["applicable"] > 0
+
+
+# -- RP14 Lemma 7 (erratum E-A2): explicit instances and q, the chord family, exact decisions ------
+
+
+def test_explicit_q_in_arguments():
+    inst = families.make_instance({"family": "chord", "n": 8, "margin": 0.002})
+    q = targets._q_vector(inst, ["1/2", "1/2", 0, 0, 0, 0, 0, 0])
+    assert q.tolist() == [0.5, 0.5, 0, 0, 0, 0, 0, 0]
+    with pytest.raises(ValueError, match="q: an explicit q must be 8"):
+        targets._q_vector(inst, [0.5, 0.6, 0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="q: an explicit q must be 8"):
+        targets._q_vector(inst, [1.0])
+    with pytest.raises(ValueError, match="q: an explicit q"):
+        targets._q_vector(inst, ["1/0", 1, 0, 0, 0, 0, 0, 0])
+
+
+def test_chord_family_refutes_the_printed_lemma7_exactly_and_the_corrected_form_holds():
+    spec = {"family": "chord", "n": 8, "margin": 0.002}
+    inst = families.make_instance(spec)
+    assert inst.known["exact_X"][0] == ["999999/1000001", "2000/1000001"]  # the 8-point counterexample's x1
+    row = bounds.evaluate_task({"target": "lemma7.printed", "spec": spec, "args": {}})
+    assert row["status"].startswith("exact: FAILS") and bounds.beaten(row)
+    assert row["ratio"] == pytest.approx(1.0334, abs=2e-4)
+    assert json.loads(row["args"])["q"] == ["1/2", "1/2", "0", "0", "0", "0", "0", "0"]  # the attaining q, explicit
+    ok = bounds.evaluate_task({"target": "lemma7", "spec": spec, "args": {}})
+    assert ok["status"].startswith("exact: holds") and not bounds.beaten(ok) and ok["ratio"] < 0.9
+    # far from the origin the chord no longer refutes it (h = 0.1: ratio 0.93), decided exactly too
+    far = bounds.evaluate_task({"target": "lemma7.printed", "spec": dict(spec, margin=0.1), "args": {}})
+    assert far["status"].startswith("exact: holds") and not bounds.beaten(far)
+    with pytest.raises(ValueError, match="n >= 6"):
+        families.make_instance({"family": "chord", "n": 5})
+
+
+def test_rationalize_gives_exact_unit_vectors_next_to_the_points():
+    from fractions import Fraction
+
+    inst = families.make_instance({"family": "circle", "n": 9, "seed": 4})
+    rat = families.rationalize(inst)
+    for row, x in zip(rat.known["exact_X"], np.asarray(inst.X)):
+        fr = [Fraction(v) for v in row]
+        assert sum(v * v for v in fr) == 1
+        assert np.max(np.abs(np.array([float(v) for v in fr]) - x)) < 1e-8
+    x3 = families.rational_unit([-0.3, 0.5, -0.8])
+    assert sum(v * v for v in x3) == 1 and x3[0] < 0
+
+
+def test_lemma7_case_file_holds_an_exact_instance_and_q_and_replays_exactly(tmp_path):
+    """A search row on float data becomes a case file with a rationalized instance
+    (known["exact_X"]) and the attaining q written explicitly; its replay decides exactly."""
+    spec = {"family": "regular", "shape": "polygon", "n": 8, "d": 2, "seed": 0}
+    inst = families.make_instance(spec)
+    X = np.array(inst.X)
+    X[0] = -X[4] * np.array([1.0, 1.0]) + np.array([0.0, 0.004])  # a near-diametral chord
+    espec = families.explicit_spec(type(inst)("perturbed-octagon", X, inst.y))
+    task = {"target": "lemma7.printed", "spec": espec, "args": {}}
+    row = dict(bounds.evaluate_task(task), _task=task)
+    doc = bounds.write_case(tmp_path / "c.json", row)
+    assert "exact_X" in doc["instance"]["known"] and isinstance(doc["args"]["q"], list)
+    again = bounds.replay_case(tmp_path / "c.json")
+    assert again["status"] == doc["status"] and again["status"].startswith("exact:")
+    assert again["ratio"] == pytest.approx(doc["ratio"], rel=1e-9)

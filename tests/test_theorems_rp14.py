@@ -375,9 +375,9 @@ def test_lemma7_exact_machinery_can_say_holds_and_rejects_bad_certificates():
     assert rp14.exact_projection(Z, q, (0, 4)) is None  # wrong active set: no certificate, nothing decided
     assert rp14.exact_projection(Z, q, (0, 1, 2, 3, 4, 5, 6, 7)) is None
     # the corrected decision fails when |rho_K|^2 is doctored upwards (x2: ratio^2 = 2.14 > 3/2)
-    ok, ratio2 = rp14._lemma7_exact(Z, 2 * Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)
+    ok, ratio2, _d2, _g2 = rp14._lemma7_exact(Z, 2 * Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)
     assert not ok and ratio2 > Fraction(3, 2)
-    ok, _ = rp14._lemma7_exact(Z, Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)
+    ok = rp14._lemma7_exact(Z, Fraction(81, 106), q, (0, 4, 5, 6, 7), printed=False)[0]
     assert ok
     # delta_max: 0 on the boundary or outside -> no exact value (None), never a wrong one
     F = Fraction

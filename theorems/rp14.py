@@ -991,9 +991,11 @@ def lemma7_bound(q_norm_G: float, rho_abs: float, printed: bool = False) -> floa
     return min(terms)
 
 
-def _lemma7_exact(Zx, delta2: Fraction, q: List[Fraction], support, printed: bool) -> Optional[Tuple[bool, Fraction]]:
-    """Decide Lemma 7 (printed or corrected) for one q in exact rationals; ``(holds, ratio^2)`` with
-    ratio = |rho_K| dist(q, W)/||q||_G, or None if the projection's certificate does not verify.
+def _lemma7_exact(Zx, delta2: Fraction, q: List[Fraction], support, printed: bool
+                  ) -> Optional[Tuple[bool, Fraction, Fraction, Fraction]]:
+    """Decide Lemma 7 (printed or corrected) for one q in exact rationals; ``(holds, ratio^2,
+    dist(q, W)^2, ||q||_G^2)`` with ratio = |rho_K| dist(q, W)/||q||_G, or None if the projection's
+    certificate does not verify.
 
     Terms: ratio^2 <= 1 (printed) or 3/2 (corrected); dist^2 <= 2; and, corrected,
     dist (g + r) <= sqrt2 g, i.e. 2 dist^2 g r <= R := 2 g^2 - dist^2 (g^2 + r^2) with R >= 0,
@@ -1006,13 +1008,13 @@ def _lemma7_exact(Zx, delta2: Fraction, q: List[Fraction], support, printed: boo
     Yq = [sum((q[i] * Zx[i][c] for i in range(len(q))), Fraction(0)) for c in range(d)]
     g2 = sum((v * v for v in Yq), Fraction(0))
     if g2 == 0:
-        return dist2 == 0, Fraction(0)
+        return dist2 == 0, Fraction(0), dist2, g2
     ratio2 = delta2 * dist2 / g2
     ok = dist2 <= 2 and ratio2 <= (1 if printed else Fraction(3, 2))
     if ok and not printed:
         R = 2 * g2 - dist2 * (g2 + delta2)
         ok = R >= 0 and 4 * dist2 * dist2 * g2 * delta2 <= R * R
-    return ok, ratio2
+    return ok, ratio2, dist2, g2
 
 
 def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
@@ -1043,10 +1045,13 @@ def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
                 qx = [Fraction(float(v)) for v in q]
                 qx = [v / sum(qx) for v in qx]
             exact = _lemma7_exact(Zx, delta2, qx, np.flatnonzero(w > 1e-12), printed)
-        if exact is not None:
+        if exact is not None:  # the exact values replace the float ones (near W float64 is coarse)
             n_exact += 1
             holds = exact[0]
             ratios.append(float(exact[1]))
+            dist, qn = math.sqrt(exact[2]), math.sqrt(exact[3])
+            bnd = lemma7_bound(qn, math.sqrt(delta2), printed)
+            sl = dist / bnd if bnd > 0 else (0.0 if dist == 0 else math.inf)
         if worst is None or sl > worst[0]:
             worst = (sl, dist, bnd, t)
         if bad is None and not holds:

@@ -15,7 +15,7 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 from .. import text
-from ..instances.families import make_instance
+from ..instances.families import explicit_spec, make_instance, rationalize
 from ..validate import schema
 from ..validate.case import _slug, make_case
 from ..validate.files import write_corpus
@@ -138,10 +138,23 @@ def rows_table(rows: Sequence[dict], limit: int = 30) -> str:
 
 
 def case_document(row: dict, command: str = "") -> dict:
-    """A versioned, replayable case file for one evaluated row (the worst instance)."""
+    """A versioned, replayable case file for one evaluated row (the worst instance).
+
+    The arguments are the row's (for ``lemma7*`` they hold the attaining q explicitly).  For the
+    ``lemma7*`` targets on float planar/spatial data the instance is first rationalized
+    (:func:`theorems.instances.families.rationalize`: every point moved by ~1e-9 to a rational unit
+    vector, ``known["exact_X"]``) and re-evaluated, so that the case file -- and its replay --
+    decide the statement in exact rational arithmetic."""
     task = row["_task"]
     tgt = get_target(task["target"])
     inst = make_instance(task["spec"])
+    if isinstance(row.get("args"), str):
+        task = dict(task, args=json.loads(row["args"]))
+    if tgt.id in ("lemma7", "lemma7.printed") and "exact_X" not in inst.known and inst.kernel == "linear" and 2 <= inst.d <= 3:
+        inst = rationalize(inst)
+        known = {k: (list(v) if isinstance(v, tuple) else v) for k, v in inst.known.items()}
+        task = dict(task, spec=explicit_spec(inst, known=known))
+        row = dict(evaluate_task(task), _task=task)
     known = {k: (list(v) if isinstance(v, tuple) else v) for k, v in inst.known.items()}
     return {
         "schema_version": SCHEMA_VERSION,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -80,13 +81,23 @@ def _budget(bound: float, cap: int) -> int:
 
 
 def _q_vector(inst: Instance, qarg) -> np.ndarray:
-    """The prox-centre q of SNKPVN: uniform (None), or ``{"mix": t, "seed": s}`` =
+    """The prox-centre q of SNKPVN: uniform (None), an explicit list (numbers or ``"p/q"`` strings,
+    summing to 1), or ``{"mix": t, "seed": s}`` =
     (1 - t) p_W + t r with p_W the min-norm point of the hull (in W when infeasible) and r a
     Dirichlet(1) draw -- so small t puts q close to W (where the printed Lemma 7 is untested
     by its proof, ||q||_G < (sqrt 2 - 1)|rho_K|)."""
     n = inst.n
     if not qarg:
         return np.full(n, 1.0 / n)
+    if isinstance(qarg, (list, tuple)):  # an explicit q (numbers or "p/q" strings, as in case files)
+        try:
+            q = np.array([float(Fraction(v)) if isinstance(v, str) else float(v) for v in qarg], dtype=np.float64)
+        except (TypeError, ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"q: an explicit q must be a list of numbers or 'p/q' strings ({exc})") from exc
+        if q.shape != (n,) or not np.all(q >= 0) or not abs(float(q.sum()) - 1.0) <= 1e-9:
+            raise ValueError(f"q: an explicit q must be {n} non-negative numbers summing to 1 (got {len(q)} "
+                             f"summing to {float(q.sum()):.17g})")
+        return q / q.sum()
     G = _G(inst)
     from reference.margin import min_norm_point
 
@@ -210,23 +221,69 @@ def _ev_snkpvn(printed: bool):
     return ev
 
 
+def _lemma7_candidates(inst: Instance, args: dict) -> List[Tuple[np.ndarray, Optional[list]]]:
+    """The q's a ``lemma7*`` evaluation maximizes over, as (float q, exact q or None): an explicit q
+    of the arguments alone; otherwise the arguments' q (uniform / mixture), the instance's
+    ``known["lemma7_q"]``, every vertex e_i and every midpoint (e_i + e_j)/2 -- near-diametral
+    chords put such midpoints next to W, where the ratio's sup is approached (the ratio is constant
+    along rays from the projection onto W, erratum E-A2)."""
+    qarg = args.get("q")
+    if isinstance(qarg, (list, tuple)):
+        exact = [Fraction(v) for v in qarg] if all(isinstance(v, (str, int)) for v in qarg) else None
+        return [(_q_vector(inst, qarg), exact)]
+    n = inst.n
+    out: List[Tuple[np.ndarray, Optional[list]]] = [(_q_vector(inst, qarg), None)]
+    for qx in inst.known.get("lemma7_q", ()):
+        qe = [Fraction(v) for v in qx]
+        out.append((np.array([float(v) for v in qe]), qe))
+    half = Fraction(1, 2)
+    for i in range(n):
+        for j in range(i, n):
+            qe = [Fraction(0)] * n
+            qe[i] += half
+            qe[j] += half
+            out.append((np.array([float(v) for v in qe]), qe))
+    return out
+
+
 def _ev_lemma7(printed: bool):
     def ev(inst: Instance, args: dict, opts: dict) -> Optional[dict]:
-        from ..rp14 import lemma7_bound, witness_distance
+        from ..rp14 import _lemma7_exact, exact_delta_max2, exact_points, lemma7_bound, witness_distance
 
         mg = _margin_G(inst)
         if mg is None or not mg.upper < 0:
             return None  # infeasible data with rho_K < 0 (the statement divides by |rho_K|)
         G = _G(inst)
-        q = _q_vector(inst, args.get("q"))
-        qn = reference.g_norm(G, q)
-        dist, _, info = witness_distance(G, q)
-        if not info.get("certified"):
-            return None
         rho = abs(mg.upper)  # the smaller |rho_K|: the larger bound
-        bound = lemma7_bound(qn, rho, printed)
-        return _row("dist(q, W)", dist, bound, "proof reaches" if qn >= (math.sqrt(2) - 1) * rho else "beyond proof",
-                    "rho_K", mg.value, mg.source, pb.radius(inst.X))
+        best = None
+        for q, qx in _lemma7_candidates(inst, args):
+            qn = reference.g_norm(G, q)
+            if qn <= 1e-12:
+                continue  # q in W: both sides 0
+            dist, w, info = witness_distance(G, q, iters=(20, 200, 3000, 20000))
+            if not info.get("certified"):
+                continue
+            bound = lemma7_bound(qn, rho, printed)
+            if best is None or dist / bound > best[0]:
+                best = (dist / bound, dist, bound, qn, q, qx, w)
+        if best is None:
+            return None
+        ratio, dist, bound, qn, q, qx, w = best
+        status = "float64: " + ("proof reaches" if qn >= (math.sqrt(2) - 1) * rho else "beyond proof")
+        Zx = exact_points(inst)
+        d2 = exact_delta_max2(Zx) if Zx is not None else None
+        if d2 is not None:  # rational unit-norm data: decide this q exactly (RP14.lemma7 conventions)
+            if qx is None:
+                qx = [Fraction(float(v)) for v in q]
+                qx = [v / sum(qx) for v in qx]
+            res = _lemma7_exact(Zx, d2, qx, np.flatnonzero(w > 1e-12), printed)
+            if res is not None:  # exact values replace the float ones (near W float64 is coarse)
+                status = f"exact: {'holds' if res[0] else 'FAILS'} (ratio^2 = {float(res[1]):.10g})"
+                dist, qn = math.sqrt(res[2]), math.sqrt(res[3])
+                bound = lemma7_bound(qn, math.sqrt(d2), printed)
+                ratio = dist / bound if bound > 0 else 0.0
+        return _row("dist(q, W)", dist, bound, status, "rho_K", mg.value, mg.source, pb.radius(inst.X), slack=ratio,
+                    q=[str(v) for v in qx] if qx is not None else [float(v) for v in q])
     return ev
 
 
@@ -373,12 +430,18 @@ def _algorithm_targets() -> Dict[str, Target]:
                arg_grid=({"delta": 0.1}, {"delta": 0.01}, {"delta": 0.01, "q": {"mix": 0.05, "seed": 0}}),
                arg_ranges={"delta": (0.001, 0.3), "q.mix": (1e-4, 1.0), "q.alpha": (0.05, 5.0)}, algorithm="snkpvn"))
     q_grid = ({}, {"q": {"mix": 0.1, "seed": 0, "alpha": 1.0}}, {"q": {"mix": 0.01, "seed": 1, "alpha": 0.2}})
+    # lemma7*: generic planar starts (regular polygons, random points on the circle) and the
+    # counterexample geometry (chord) besides the infeasible families
+    l7_fams = _merge(_INF, {"regular": {"n": [8], "d": [2, 3], "extra": {"shape": ["simplex", "cross", "polygon"]}},
+                            "circle": {"n": [8, 10]}, "chord": {"n": [8, 12], "margin": [0.002, 0.02]}})
     q_ranges = {"q.mix": (1e-4, 1.0), "q.alpha": (0.05, 5.0)}
-    add(Target("lemma7.printed", "dist(q, W) <= min{||q||_G/|rho_K|, sqrt 2} (PRINTED Lemma 7; q searched, incl. "
-               "||q||_G < (sqrt 2 - 1)|rho_K| where the proof does not reach)", "RP14 Lemma 7 as printed; spec A.11, E-A2",
-               "dist(q, W)", _ev_lemma7(True), _INF, arg_grid=q_grid, arg_ranges=q_ranges))
+    add(Target("lemma7.printed", "dist(q, W) <= min{||q||_G/|rho_K|, sqrt 2} (PRINTED Lemma 7, FALSE: E-A2; q maximized "
+               "over vertices, pair midpoints and the arguments' q; exact on rational unit-norm data)",
+               "RP14 Lemma 7 as printed; spec A.11, E-A2", "dist(q, W)", _ev_lemma7(True), l7_fams,
+               arg_grid=q_grid, arg_ranges=q_ranges))
     add(Target("lemma7", "dist(q, W) <= min{sqrt(3/2) ||q||_G/|rho_K|, sqrt 2 ||q||_G/(||q||_G + |rho_K|), sqrt 2} "
-               "(Lemma 7 CORRECTED; q searched)", "RP14 Lemma 7 corrected (proofs_check RP14.Lemma7.*); spec A.11, E-A2", "dist(q, W)", _ev_lemma7(False), _INF,
+               "(Lemma 7 CORRECTED; q maximized as for lemma7.printed)", "RP14 Lemma 7 corrected (proofs_check RP14.Lemma7.*); "
+               "spec A.11, E-A2", "dist(q, W)", _ev_lemma7(False), l7_fams,
                arg_grid=q_grid, arg_ranges=q_ranges))
     add(Target("isnkpvn", "ISNKPVN total inner iterations <= isnkpvn_total (Thm. 4 with Lemmas 8, 9)",
                "RP14 Thm. 4, Alg. 7; spec A.12", "inner iterations", _ev_isnkpvn(False),

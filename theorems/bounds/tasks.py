@@ -57,6 +57,8 @@ def evaluate_task(task: dict) -> dict:
     row["ratio"] = float(ratio)
     if r.get("Delta") is not None and "Delta" not in args:
         row["args"] = _json(dict(args, Delta=r["Delta"]))
+    if r.get("q") is not None:  # lemma7*: the q that attained the ratio, explicitly (replayable)
+        row["args"] = _json(dict(args, q=r["q"]))
     return row
 
 

@@ -27,6 +27,9 @@ name            kind        what is planted / where it comes from
 ``real``        real        a deterministic row subsample of a LIBSVM file in ``../shared/data``
                             (skipped when absent); linear, or gaussian with ``sigma``
 ``rp14_example`` separable  the worked example of RP14 Sec. 2.2 (rho_2 = sqrt 2/10, rho = rho_2/r)
+``chord``       infeasible  the counterexample geometry of the printed RP14 Lemma 7 (E-A2): a chord at
+                            distance h = ``margin`` from 0, three far points below, exact rationals
+``circle``      infeasible  n seeded random points on the unit circle (a generic start for searches)
 ``explicit``    any         the data themselves (``X``, ``y``, ``kernel``, ``params`` in the spec);
                             what the local search and the case files produce
 ==============  ==========  ===========================================================================
@@ -51,6 +54,11 @@ Sources of the hard families
   With 0 < delta_max small the rate is linear (Epelman-Freund 2000) with a constant ~ delta_max^2,
   which interpolates between the two regimes.
 * ``rp14_example`` -- RP14 Sec. 2.2 (Novikoff's bound is loose by r^4 against the normalized one).
+* ``chord`` -- issue 14 of this project (the printed RP14 Lemma 7 is false): the ratio
+  |rho_K| dist(q, W)/||q||_G is constant along rays from the projection of q onto W, so its sup is
+  approached as q -> W; a chord through (almost) the origin puts its midpoint q next to W, and the
+  only way from q into W is to move mass onto far points.  Limit analysis: three far points at
+  270 deg and 270 +- 58.16 deg give 1.0357712 (more far points do not help; two give 1).
 
 Known values are put in ``Instance.known`` with the same keys as :mod:`theorems.strategies`
 (``rho_K``, ``rho_2``, ``rho``, ``R``, ``support``, ``u``, ``delta_max``, ``feasible``).
@@ -62,6 +70,7 @@ import math
 import os
 from functools import lru_cache
 from pathlib import Path
+from fractions import Fraction
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -87,6 +96,10 @@ __all__ = [
     "real_data",
     "data_dir",
     "REAL_DATASETS",
+    "chord",
+    "circle",
+    "rational_unit",
+    "rationalize",
 ]
 
 
@@ -341,6 +354,80 @@ REAL_DATASETS = {  # folder -> (file, n_features)
 }
 
 
+def rational_unit(v: Sequence[float], den: int = 10**9) -> List[Fraction]:
+    """A unit vector with rational coordinates next to the unit vector ``v/||v||`` (d >= 2): the
+    inverse stereographic projection of rationals, ``x = ((1 - |u|^2), 2u)/(1 + |u|^2)`` (pole -e_1,
+    used when v_1 >= 0) or ``(-(1 - |u|^2), 2u)/(1 + |u|^2)`` (pole +e_1), with ``u`` the projection
+    of v rounded to denominator ``den``.  ||x|| = 1 exactly, and |x - v/||v||| = O(1/den)."""
+    v = np.asarray(v, dtype=np.float64)
+    v = v / np.linalg.norm(v)
+    sgn = 1 if v[0] >= 0 else -1
+    u = [Fraction(round(float(c) / (1 + sgn * float(v[0])) * den), den) for c in v[1:]]
+    s = sum((c * c for c in u), Fraction(0))
+    return [sgn * (1 - s) / (1 + s)] + [2 * c / (1 + s) for c in u]
+
+
+def rationalize(inst: Instance, den: int = 10**9) -> Instance:
+    """The instance with every point replaced by a nearby rational unit vector (:func:`rational_unit`;
+    labels kept), ``known["exact_X"]`` holding the exact rows as ``"p/q"`` strings and ``X`` their
+    floats, so that the exact Lemma 7 decisions of :mod:`theorems.rp14` apply.  Linear kernel,
+    d >= 2 only (RP14 normalizes the points, so only their directions matter)."""
+    if inst.kernel != "linear" or inst.d < 2:
+        raise ValueError("rationalize needs linear data with d >= 2")
+    rows = [rational_unit(x, den) for x in np.asarray(inst.X, dtype=np.float64)]
+    known = {k: v for k, v in inst.known.items() if k in ("lemma7_q",)}
+    known["exact_X"] = [[str(c) for c in r] for r in rows]
+    X = np.array([[float(c) for c in r] for r in rows])
+    return Instance(f"{inst.name}~rational(1/{den})", X, np.asarray(inst.y), known=known,
+                    flags=tuple(sorted(set(inst.flags) | {"rational"})))
+
+
+def chord(n: int = 8, h: float = 0.002, spread: float = 1.0150835, seed: int = 0, *, den: int = 10**8) -> Instance:
+    """The geometry that refutes the printed RP14 Lemma 7 (erratum E-A2; source: issue 14 of this
+    project and its limit analysis): unit-circle points with rational coordinates, all labels +1 --
+    a chord x_0 x_1 passing at distance ``h`` from the origin (angles asin(h) and pi - asin(h)),
+    three far points below it at 270 deg and 270 deg +- ``spread`` (radians; 58.16 deg is optimal,
+    default), and ``n - 5`` points spread evenly over the upper half circle (they only make
+    delta_max large; W does not use them).  ``known["lemma7_q"]`` is the chord's midpoint
+    q = (e_0 + e_1)/2: the projection of q onto W moves mass onto the far points, and
+    |rho_K| dist(q, W)/||q||_G -> 1.0357712 as h -> 0 (1.03338 at h = 0.002, the 8-point
+    counterexample; > 1 for h < ~0.03).  At h = 2e-8 (n = 8) the exact ratio is 1.0357711670, the
+    best lower bound on the sharp constant of the corrected Lemma 7 found so far.  ``seed`` rotates
+    nothing (the data are exact).  Coordinates: t = tan(angle/2) rounded to denominator ``den`` (the chord's
+    to 10^-9 h), x = ((1 - t^2), 2t)/(1 + t^2), so ||x|| = 1 exactly; ``known["exact_X"]`` holds
+    them as ``"p/q"`` strings."""
+    if n < 6:
+        raise ValueError("chord needs n >= 6 (the chord, three far points, at least one upper point)")
+    if not 0 < h < 1:
+        raise ValueError("chord needs 0 < h < 1 (the chord's distance from the origin)")
+    if not 0 < spread < math.pi / 2:
+        raise ValueError("chord needs 0 < spread < pi/2 (radians)")
+
+    def at(angle: float, d: int) -> List[Fraction]:
+        t = Fraction(round(math.tan(angle / 2) * d), d)
+        return [(1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)]
+
+    a = math.asin(h)
+    hd = max(den, int(10 / h) * 10**3)
+    rows = [at(a, hd), [-c if k == 0 else c for k, c in enumerate(at(a, hd))]]
+    rows += [at(1.5 * math.pi + s, den) for s in (-spread, 0.0, spread)]
+    m = n - 5
+    rows += [at(math.pi * (k + 1) / (m + 1), den) for k in range(m)]
+    q = ["1/2", "1/2"] + ["0"] * (n - 2)
+    X = np.array([[float(c) for c in r] for r in rows])
+    known = {"exact_X": [[str(c) for c in r] for r in rows], "lemma7_q": [q], "feasible": False}
+    return Instance(f"chord(n={n},h={h:g},spread={spread:g})", X, np.ones(n, dtype=np.int64), known=known,
+                    flags=("infeasible", "rational"))
+
+
+def circle(n: int = 8, seed: int = 0) -> Instance:
+    """``n`` seeded uniformly random points on the unit circle, labels +1 (infeasible unless they
+    fit in a half circle): a generic start for searches over planar configurations."""
+    rng = np.random.default_rng([int(seed), 0xC1C1E])
+    a = np.sort(rng.uniform(0.0, 2 * math.pi, int(n)))
+    return Instance(f"circle(n={n},seed={seed})", np.c_[np.cos(a), np.sin(a)], np.ones(int(n), dtype=np.int64))
+
+
 def data_dir() -> Optional[Path]:
     """``$MARGINS_DATA`` or ``../shared/data`` relative to the repository (or the cwd); None if absent."""
     cands = []
@@ -484,6 +571,14 @@ def _b_example(s: dict) -> Instance:
     return worked_example(float(s.get("r", 3.0)))
 
 
+def _b_chord(s: dict) -> Instance:
+    return chord(s.get("n", 8), s.get("margin", 0.002), s.get("spread", 1.0150835), s.get("seed", 0))
+
+
+def _b_circle(s: dict) -> Instance:
+    return circle(s.get("n", 8), s.get("seed", 0))
+
+
 def _b_explicit(s: dict) -> Instance:
     X = np.array(s["X"], dtype=np.float64)
     y = np.array(s["y"], dtype=np.int64)
@@ -512,6 +607,8 @@ FAMILIES: Dict[str, Family] = {
                    "-", real_data.__doc__),
     "rp14_example": Family("rp14_example", "separable", _b_example, {"extra": {"r": [1.5, 3.0]}}, "-",
                            "the worked example of RP14 Sec. 2.2 (theorems.strategies.worked_example)"),
+    "chord": Family("chord", "infeasible", _b_chord, {"n": [8, 12], "margin": [0.002, 0.02]}, "h", chord.__doc__),
+    "circle": Family("circle", "infeasible", _b_circle, {"n": [8, 10]}, "-", circle.__doc__),
     "explicit": Family("explicit", "any", _b_explicit, {}, "-", "the data in the spec"),
 }
 

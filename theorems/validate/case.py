@@ -275,13 +275,13 @@ def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
             bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
         elif hi <= 0:
             bound = pbounds.snkpvn_infeasible(delta, n, reference.g_norm(G, q), min(hi, 0.0))
-            source = "RP14 Lemma 9 with the proved Lemma 7 (E-A2)"
+            source = "RP14 Lemma 9 with the corrected Lemma 7 (E-A2)"
     elif algorithm == "isnkpvn":
         gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))
         args["gamma"], args["epsilon"] = gamma, epsilon
         if lo > 0 or hi < 0:  # the conservative end: the smaller |rho_K|
             bound = pbounds.isnkpvn_total(n, reference.g_norm(G, np.full(n, 1.0 / n)), lo if lo > 0 else hi, gamma, epsilon)
-            source = "RP14 Thm. 4 with Lemmas 8, 9 (proved Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
+            source = "RP14 Thm. 4 with Lemmas 8, 9 (corrected Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
     return _Theory("rho_K", lo, hi, None, bound, source, feasible)
 
 
