@@ -378,6 +378,9 @@ def _solve_exact(M: List[List[Fraction]], rhs: List[Fraction]) -> Optional[List[
     return x
 
 
+EXACT_MAX_N = {1: 64, 2: 64, 3: 24}  # facet enumeration is C(n, d) exact hyperplanes
+
+
 def _hyperplane(P: Sequence[Sequence[Fraction]]) -> Optional[Tuple[List[Fraction], Fraction]]:
     """(a, b) with a . z = b through the d points ``P`` in R^d (d <= 3); None if they are
     affinely dependent (a = 0)."""
@@ -398,7 +401,8 @@ def _hyperplane(P: Sequence[Sequence[Fraction]]) -> Optional[Tuple[List[Fraction
 
 def exact_delta_max2(Z: Sequence[Sequence[Fraction]]) -> Optional[Fraction]:
     """delta_max^2 EXACTLY (RP14 Thm. 3: = rho_K^2 for infeasible data) for rational points z_i in
-    R^d, d <= 3, whose hull is full-dimensional with 0 strictly inside; ``None`` otherwise.
+    R^d, d <= 3 (n <= ``EXACT_MAX_N[d]``), whose hull is full-dimensional with 0 strictly inside;
+    ``None`` otherwise.
 
     Every d affinely independent points span a hyperplane a . z = b; it supports the hull when all
     a . z_i - b have one sign (orient them <= 0).  Facet hyperplanes are among these, and every
@@ -406,7 +410,7 @@ def exact_delta_max2(Z: Sequence[Sequence[Fraction]]) -> Optional[Fraction]:
     -- provided 0 is strictly inside, i.e. b > 0 for every supporting hyperplane (b <= 0: 0 is on
     or beyond a facet), and not all points lie on one hyperplane (hull not full-dimensional)."""
     n, d = len(Z), len(Z[0])
-    if not 1 <= d <= 3 or n <= d:
+    if not 1 <= d <= 3 or n <= d or n > EXACT_MAX_N[d]:
         return None
     best = None
     for S in itertools.combinations(range(n), d):
@@ -1025,7 +1029,7 @@ def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
     G = _G(inst)
     rho_abs = max(abs(lo), abs(hi)) if hi <= 0 else abs(lo)  # largest |rho_K| in the interval: tightest bound
     # exact rational data: delta_max^2 = rho_K^2 (Thm. 3) and dist(q, W)^2 exactly
-    Zx = exact_points(inst) if inst.n <= 16 else None
+    Zx = exact_points(inst)
     delta2 = exact_delta_max2(Zx) if Zx is not None else None
     if delta2 is not None and not (max(abs(hi), 0.0) - 1e-9 <= math.sqrt(delta2) <= abs(lo) + 1e-9):
         raise RuntimeError(f"{inst.name}: exact delta_max = {math.sqrt(delta2)} outside the certified |rho_K| "
