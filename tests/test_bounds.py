@@ -17,7 +17,7 @@ import pytest
 
 import reference
 from theorems import bounds
-from theorems.bounds import targets
+from theorems.bounds.targets import _q_vector
 from theorems.instances import families
 from theorems.cli import main as cli_main
 
@@ -302,14 +302,14 @@ def test_every_target_sweeps_and_searches(tid, tmp_path):
 
 def test_explicit_q_in_arguments():
     inst = families.make_instance({"family": "chord", "n": 8, "margin": 0.002})
-    q = targets._q_vector(inst, ["1/2", "1/2", 0, 0, 0, 0, 0, 0])
+    q = _q_vector(inst, ["1/2", "1/2", 0, 0, 0, 0, 0, 0])
     assert q.tolist() == [0.5, 0.5, 0, 0, 0, 0, 0, 0]
     with pytest.raises(ValueError, match="q: an explicit q must be 8"):
-        targets._q_vector(inst, [0.5, 0.6, 0, 0, 0, 0, 0, 0])
+        _q_vector(inst, [0.5, 0.6, 0, 0, 0, 0, 0, 0])
     with pytest.raises(ValueError, match="q: an explicit q must be 8"):
-        targets._q_vector(inst, [1.0])
+        _q_vector(inst, [1.0])
     with pytest.raises(ValueError, match="q: an explicit q"):
-        targets._q_vector(inst, ["1/0", 1, 0, 0, 0, 0, 0, 0])
+        _q_vector(inst, ["1/0", 1, 0, 0, 0, 0, 0, 0])
 
 
 def test_chord_family_refutes_the_printed_lemma7_exactly_and_the_corrected_form_holds():
