@@ -7,8 +7,9 @@ import sys
 from typing import Optional, Sequence
 
 from ..instances.families import FAMILIES
-from .sweep import explore, _select
-from .targets import get_target, MAX_RUN
+from .sweep import _select, explore
+from .targets import MAX_RUN, get_target
+from .tasks import open_executor
 
 
 def add_arguments(p) -> None:
@@ -27,6 +28,9 @@ def add_arguments(p) -> None:
     p.add_argument("--budget", type=int, default=60, help="evaluations of the search (default 60)")
     p.add_argument("--out", default=None, help="directory for the CSV, JSON, PNG and case files")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--executor", default=None, metavar="dask://HOST:PORT",
+                   help="evaluate the tasks on a running dask scheduler (pip install 'perceptron-margins[distributed]'); "
+                        "the outputs are those of --jobs 1, byte for byte")
     p.add_argument("--max-iter", type=int, default=None, help=f"largest iteration budget of one run (default {MAX_RUN})")
     p.add_argument("--quick", action="store_true", help="one seed, the first grid point per family, a search budget <= 24")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG")
@@ -50,8 +54,9 @@ def main(args, argv: Optional[Sequence[str]] = None) -> int:
         argv = sys.argv[1:]
     cmd = "margins " + " ".join(argv) if argv else ""
     override = _eps_override(tids, args.eps)
-    explore(args.target, families=args.family, ns=args.n, margins=args.margin, ds=args.d, seeds=args.seeds,
-            seed=args.seed, do_search=args.search or args.quick, budget=args.budget, out=args.out, jobs=args.jobs,
-            quick=args.quick, args_override=override, max_iter=args.max_iter, plot=not args.no_plot, command=cmd,
-            progress=not args.no_progress)
+    with open_executor(args.executor) as executor:
+        explore(args.target, families=args.family, ns=args.n, margins=args.margin, ds=args.d, seeds=args.seeds,
+                seed=args.seed, do_search=args.search or args.quick, budget=args.budget, out=args.out, jobs=args.jobs,
+                quick=args.quick, executor=executor, args_override=override, max_iter=args.max_iter,
+                plot=not args.no_plot, command=cmd, progress=not args.no_progress)
     return 0

@@ -7,11 +7,12 @@ task order.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import math
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 from ..instances.families import make_instance
 from .targets import get_target
@@ -114,3 +115,30 @@ def run_tasks(tasks: Sequence[dict], *, jobs: int = 1, executor: Optional[cf.Exe
     finally:
         if own:
             ex.shutdown()
+
+
+@contextlib.contextmanager
+def open_executor(address: Optional[str]) -> Iterator[Optional[cf.Executor]]:
+    """The executor named on the command line (``margins bounds --executor ADDRESS``).
+
+    ``None``: no executor (``--jobs`` decides).  ``dask://HOST:PORT`` (or ``tcp://HOST:PORT``): a
+    client of the running dask scheduler at that address, whose ``get_executor()`` is a
+    ``concurrent.futures.Executor`` (needs ``pip install 'perceptron-margins[distributed]'``); the
+    client is closed on exit.  Tasks come back in task order, so the outputs are those of
+    ``--jobs 1``, byte for byte.
+    """
+    if address is None:
+        yield None
+        return
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme not in ("dask", "tcp") or not rest:
+        raise ValueError(f"--executor must be dask://HOST:PORT (a running dask scheduler), got {address!r}")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("--executor dask://... needs dask.distributed: pip install 'perceptron-margins[distributed]'") from None
+    client = Client(f"tcp://{rest}", timeout=30)
+    try:
+        yield client.get_executor()
+    finally:
+        client.close()
