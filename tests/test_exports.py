@@ -70,6 +70,19 @@ def test_documented_entry_points_resolve():
     assert bounds.evaluate_task.__module__ == "theorems.bounds.tasks"  # the one function handed to executors
 
 
+def test_submodule_attributes_stay_modules():
+    """``theorems.bounds.targets`` is the module (a re-exported ``targets()`` once shadowed it)."""
+    import inspect
+
+    import theorems.bounds
+    import theorems.validate
+
+    for pkg, names in ((theorems.bounds, ("targets", "tasks", "sweep", "outputs", "cli")),
+                       (theorems.validate, ("case", "checks", "call", "answer", "files", "schema", "report", "run"))):
+        for name in names:
+            assert inspect.ismodule(getattr(pkg, name)), f"{pkg.__name__}.{name}"
+
+
 def test_pin_rejects_a_drifted_face(monkeypatch):
     """The pin is not vacuous: a name dropped from a face makes it fail."""
     import theorems.validate as v

@@ -38,9 +38,11 @@ every ``--jobs``.
 The explorer is a package with one module per room: :mod:`.targets` (what is explored),
 :mod:`.tasks` (one task -> one row; executors), :mod:`.sweep` (the grids and the driver
 :func:`explore`), :mod:`.search`, :mod:`.outputs` (CSV, JSON, PNG, case files) and :mod:`.cli`.
-This file only re-exports the public face.
+This file only re-exports the public face.  (``bounds.search`` is the search function; the module
+is ``theorems.bounds.search`` for ``from ... import``.)
 """
 
+from . import targets as _targets  # the module (its targets() function is not re-exported)
 from .cli import main
 from .outputs import (
     CSV_COLUMNS,
@@ -57,13 +59,13 @@ from .outputs import (
 )
 from .search import beaten, search
 from .sweep import explore, sweep_tasks
-from .targets import Target, get_target, target_ids, targets
+from .targets import Target, get_target, target_ids
 from .tasks import evaluate_task, run_tasks
 
 
 def __getattr__(name: str):
     if name == "TARGETS":  # {id: Target}, built on first use (it loads the registered checks)
-        return targets()
+        return _targets.targets()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
