@@ -24,7 +24,10 @@ tracemalloc peak of the call and its verification: NumPy/Python allocations, whi
 LIBLINEAR's problem copy but not the numba kernels' own O(m) work arrays; ``baseline`` = the
 certified margin computation), gamma'_d = min_k a.y_k/||a|| (computed here in NumPy from the returned vector), and
 gamma'_d / gamma_d with gamma_d certified by :func:`reference.margin_from_data` (the interval is
-in the JSON/CSV; the ratio uses its upper end, so it is rounded down).
+in the JSON/CSV; the ratio uses its upper end, so it is rounded down), and how close the run came
+to its paper bound (``theorems.paper_bounds`` at the certified gamma_d's lower end, R = max_k
+||y_k||): Block-Novikoff for the perceptron, PT11 Thm. 2 for PDM, Thm. 1 for PFM (with
+eps' = 1 - beta/gamma_d), as log10 of the bound and updates / bound.
 
 Writes DIR/table1.md, DIR/table1.csv, DIR/table1.json.
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import platform
 import sys
 import time
@@ -141,7 +145,8 @@ def _row(job):
             row["upper"] = res.info["upper_bound"]
     if solver == "baseline":  # and the certified gamma_d of the real-data issue, off the clock
         dm = reference.margin_from_data(X, y, rho=RHO, Delta=DELTA)
-        row.update(seconds=0.0, updates=None, epochs=None, status="", gamma=None, gamma_d_lower=dm.lower, gamma_d_upper=dm.upper)
+        row.update(seconds=0.0, updates=None, epochs=None, status="", gamma=None, gamma_d_lower=dm.lower, gamma_d_upper=dm.upper,
+                   R=float(np.sqrt(np.max(np.asarray(X.multiply(X).sum(axis=1)).ravel()) + RHO**2 + DELTA**2)))  # fmt: skip
     row["peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     return row
@@ -174,10 +179,33 @@ def table_for(pool, data_dir: str, name: str, snkp_iters: int, log) -> list:
         rows.append(dict(_run(pool, (data_dir, name, "dcd_l2", e)), solver=f"dcd_l2 (-e {e:.2g})"))
         log(rows[-1])
     lo, up = rows[0]["gamma_d_lower"], rows[0]["gamma_d_upper"]
+    R = rows[0]["R"]
     for r in rows:  # gamma'_d / gamma_d, rounded down: gamma_d <= its certified upper end
         r["gamma_over_gamma_d"] = None if r.get("gamma") is None else r["gamma"] / up
-        r["gamma_d_lower"], r["gamma_d_upper"] = lo, up
+        r["gamma_d_lower"], r["gamma_d_upper"], r["R"] = lo, up, R
+        r["log10_bound"] = _log10_bound(r["solver"], R, lo, pdm["gamma"])
+        if r["log10_bound"] is not None and r.get("updates"):
+            r["updates_over_bound"] = 10 ** (math.log10(r["updates"]) - r["log10_bound"])
     return rows
+
+
+def _log10_bound(solver: str, R: float, gamma_d: float, beta: float):
+    """log10 of the paper's bound on the updates, at the certified lower end of gamma_d (the
+    largest bound): Block-Novikoff R^2/gamma_d^2 (perceptron), PT11 Thm. 2 (PDM, eps = 0.01),
+    PT11 Thm. 1 (PFM with beta = (1 - eps') gamma_d); None for the other rows."""
+    from theorems import paper_bounds as pb
+
+    if solver == "perceptron":
+        return math.log10(pb.novikoff(R, gamma_d))
+    if solver in ("pdm", "pdm_plain"):
+        b = pb.pdm_theorem2(R, gamma_d, EPS)
+        if math.isinf(b):  # t_0 = [1/eps] (R/gamma_d)^{1/eps} (...) overflows: its logarithm
+            N = math.floor(1 / EPS)
+            return (math.log(N) + math.log(R / gamma_d) / EPS + math.log1p(1 / ((1 - 2 * EPS) * N)) / (2 * EPS)) / math.log(10)
+        return math.log10(b)
+    if solver == "pfm" and beta < gamma_d:
+        return math.log10(pb.pfm_theorem1(R, gamma_d, 1 - beta / gamma_d))
+    return None
 
 
 def _fmt(v, f="{:.4g}"):
@@ -202,7 +230,8 @@ def main(argv=None) -> int:
     for name in a.sets:
         rows += table_for(None, a.data_dir, name, a.snkp_iters, log)
     total = time.perf_counter() - t_all
-    cols = ["set", "m", "d", "solver", "status", "updates", "epochs", "seconds", "peak_mb", "gamma", "gamma_over_gamma_d", "gamma_d_lower", "gamma_d_upper"]
+    cols = ["set", "m", "d", "solver", "status", "updates", "epochs", "seconds", "peak_mb", "gamma", "gamma_over_gamma_d",
+            "gamma_d_lower", "gamma_d_upper", "R", "log10_bound", "updates_over_bound"]  # fmt: skip
     with open(out / "table1.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -211,11 +240,12 @@ def main(argv=None) -> int:
             "python": platform.python_version(), "machine": platform.machine(), "Delta": DELTA, "rho": RHO, "eps": EPS, "eta": ETA}  # fmt: skip
     (out / "table1.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2, default=float) + "\n")
     lines = [f"# PT11 Tables 1-2 reproduced (Delta = rho = 1, eps = 0.01, eta = 8)\n", f"`{meta['command']}` -- {total:.0f} s in all.\n"]
-    lines.append("| set | solver | status | updates | epochs | seconds | peak MB | gamma'_d | gamma'_d / gamma_d |")
-    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    lines.append("| set | solver | status | updates | epochs | seconds | peak MB | gamma'_d | gamma'_d / gamma_d | log10 bound | updates / bound |")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lines.append(f"| {r['set']} | {r['solver']} | {r.get('status', '')} | {_fmt(r.get('updates'))} | {_fmt(r.get('epochs'))} | "
-                     f"{_fmt(r.get('seconds'), '{:.2f}')} | {_fmt(r['peak_mb'], '{:.1f}')} | {_fmt(r.get('gamma'), '{:.6f}')} | {_fmt(r.get('gamma_over_gamma_d'), '{:.4f}')} |")  # fmt: skip
+                     f"{_fmt(r.get('seconds'), '{:.2f}')} | {_fmt(r['peak_mb'], '{:.1f}')} | {_fmt(r.get('gamma'), '{:.6f}')} | {_fmt(r.get('gamma_over_gamma_d'), '{:.4f}')} | "
+                     f"{_fmt(r.get('log10_bound'), '{:.1f}')} | {_fmt(r.get('updates_over_bound'), '{:.3g}')} |")  # fmt: skip
     (out / "table1.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out}/table1.{{md,csv,json}} in {total:.0f} s")
     return 0
