@@ -239,7 +239,7 @@ def main(argv=None) -> int:
     meta = {"command": "python benchmarks/table1.py " + " ".join(argv if argv is not None else sys.argv[1:]), "total_seconds": total,
             "python": platform.python_version(), "machine": platform.machine(), "Delta": DELTA, "rho": RHO, "eps": EPS, "eta": ETA}  # fmt: skip
     (out / "table1.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2, default=float) + "\n")
-    lines = [f"# PT11 Tables 1-2 reproduced (Delta = rho = 1, eps = 0.01, eta = 8)\n", f"`{meta['command']}` -- {total:.0f} s in all.\n"]
+    lines = ["# PT11 Tables 1-2 reproduced (Delta = rho = 1, eps = 0.01, eta = 8)\n", f"`{meta['command']}` -- {total:.0f} s in all.\n"]
     lines.append("| set | solver | status | updates | epochs | seconds | peak MB | gamma'_d | gamma'_d / gamma_d | log10 bound | updates / bound |")
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:

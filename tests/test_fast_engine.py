@@ -32,7 +32,6 @@ from reference.result import (
 
 numba = pytest.importorskip("numba", reason="the compiled engine needs numba: pip install 'perceptron-margins[fast]'")
 
-from reference.fast import engine as fast_engine  # noqa: E402
 from reference.fast import pt11_kernels, rp14_kernels  # noqa: E402
 from theorems.validate import corpus, validate  # noqa: E402
 

@@ -15,12 +15,12 @@ textbook engine's only.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence
 
 import numpy as np
 
 from ..arithmetic import Arithmetic, g_norm
-from ..data import check_data, check_gram, check_int, check_real, check_simplex, reflect
+from ..data import check_gram, check_int, check_real, check_simplex, reflect
 from ..result import (
     CERTIFICATE,
     MAX_ITER,
