@@ -25,6 +25,8 @@ MUTANTS = [
     _m("perceptron", rp.perceptron_strict_less),
     _m("perceptron", rp.perceptron_ignores_labels),
     _m("perceptron", rp.perceptron_off_by_one),
+    _m("perceptron", rp.perceptron_ignores_rule),
+    _m("perceptron", rp.perceptron_cyclic_restarts),
     _m("normalized_perceptron", rp.normalized_perceptron_unnormalized),
     _m("normalized_perceptron", rp.normalized_perceptron_argmax),
     _m("nkp", rp.nkp_theta_off),

@@ -107,3 +107,43 @@ def nkp_theta_off(G, *, max_iter=100_000, trace=False):
 def nkp_argmax(G, *, max_iter=100_000, trace=False):
     """argmax for argmin in p(alpha)."""
     return _nkp(G, max_iter, trace, argmax=True)
+
+
+def _ruled_perceptron(X, y, rule, max_iter, trace, *, restart=False):
+    """A Perceptron that takes ``rule``: cyclic (continuing, or restarting at 0 with ``restart``)
+    or most-violated."""
+    Z = np.asarray(X, dtype=float) * np.asarray(y, dtype=float)[:, None]
+    n = Z.shape[0]
+    w = np.zeros(Z.shape[1])
+    k, start = 0, 0
+    states = [{"k": 0, "w": w.copy()}] if trace else None
+    while True:
+        m = Z @ w
+        if np.all(m > 0):
+            return _result("separator", k, states, w=w)
+        if k >= max_iter:
+            return _result("max_iter", k, states, w=w)
+        if rule == "most_violated":
+            j = int(np.argmin(m))
+        else:
+            j = next(i for i in ((start + o) % n for o in range(n)) if m[i] <= 0)
+        w = w + Z[j]
+        k += 1
+        start = 0 if restart else (j + 1) % n
+        if trace:
+            states.append({"k": k, "w": w.copy()})
+
+
+def perceptron_ignores_rule(X, y, *, rule="cyclic", max_iter=100_000, trace=False):
+    """Accepts ``rule`` but always scans cyclically (``rule="most_violated"`` is ignored)."""
+    return _ruled_perceptron(X, y, "cyclic", max_iter, trace)
+
+
+def perceptron_cyclic_restarts(X, y, *, rule="cyclic", max_iter=100_000, trace=False):
+    """Its cyclic scan restarts at index 0 after every update instead of continuing after it."""
+    return _ruled_perceptron(X, y, rule, max_iter, trace, restart=True)
+
+
+def perceptron_ignores_rule_untraced(X, y, *, rule="cyclic", max_iter=100_000):
+    """Accepts ``rule``, always scans cyclically, and returns no trace (only --strict can see it)."""
+    return _ruled_perceptron(X, y, "cyclic", max_iter, False)

@@ -92,6 +92,12 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
                 kw[k] = case.args[k]
             elif k == "Delta" and case.args[k] is not None:
                 return {"skip": "the callable takes no 'Delta' (extended space)"}, []
+    if case.algorithm == "perceptron":  # the rule reaches the implementation, which is then held to it
+        rule = case.args.get("rule", "cyclic")
+        if ok("rule"):
+            kw["rule"] = rule
+        elif rule != "cyclic":
+            return {"skip": f"the callable takes no 'rule' (this case asks for rule={rule!r})"}, []
     if ok("max_iter"):
         kw["max_iter"] = case.max_iter
     if case.algorithm in PT11 and ok("max_epochs"):
@@ -104,14 +110,27 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
         with _time_limit(timeout):
             out = impl(*data, *pos, **kw)
     except _Timeout:
-        return {"error": f"no answer within {timeout:g} s (non-termination?)"}, []
+        return {"error": f"no answer within {timeout:g} s (non-termination? it must stop at max_iter={case.max_iter})", "timeout": True}, []
     except Exception as exc:  # noqa: BLE001 -- any crash of the implementation is a finding
         tb = traceback.extract_tb(exc.__traceback__)[-1]
-        return {"error": f"{type(exc).__name__}: {exc} (at {Path(tb.filename).name}:{tb.lineno})"}, []
+        where = f"{type(exc).__name__}: {exc} (at {Path(tb.filename).name}:{tb.lineno})"
+        if isinstance(exc, ValueError) and edge_flags(case):  # it refuses an edge case: reported apart from wrong answers
+            return {"refused": where}, []
+        return {"error": where}, []
     ans = normalize_answer(out)
+    ans["rule_passed"] = kw.get("rule")
     ans["max_iter_passed"] = "max_iter" in kw
     ans["max_epochs_passed"] = "max_epochs" in kw
     return ans, []
+
+
+# flags that only describe how a case is run, not a class of input an implementation may refuse
+RUN_FLAGS = ("pt11", "budget", "extended")
+
+
+def edge_flags(case: Case) -> tuple:
+    """The edge-case classes of ``case`` (n1, d1, duplicates, ...), without the run flags."""
+    return tuple(f for f in case.flags if f not in RUN_FLAGS)
 
 
 def _name_of(impl) -> str:

@@ -219,7 +219,8 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
         return None
     bound = theory.bound if theory.bound is not None and math.isfinite(theory.bound) else None
     termination, max_iter, ref = _budget_and_answer(algorithm, X, y, G, args, bound, theory.feasible, cap, budget)
-    extra = (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ())
+    extra = ((("one_class",) if np.unique(y).size == 1 else ())  # all labels equal: libraries that classify refuse it
+             + (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ()))
     return Case(
         case_id=f"{algorithm}/{_slug(inst.name)}" + (f"/{_slug(variant)}" if variant else ""),
         algorithm=algorithm, flags=tuple(dict.fromkeys(tuple(inst.flags) + extra)), X=X, y=y, kernel=inst.kernel,

@@ -14,7 +14,7 @@ from reference.arithmetic import Arithmetic
 
 from .call import TIMEOUT, call_impl
 from .case import Case, PT11, _reference_trace, RP14_GRAM, STATUSES
-from .report import CheckResult, FAIL, Failure, NOTE, PASS, _short, SKIP
+from .report import CheckResult, FAIL, Failure, NOTE, PASS, REFUSED, _short, SKIP
 from .schema import to_jsonable
 
 TIE = 1e-9  # two argmin candidates closer than this are a near tie
@@ -30,10 +30,15 @@ def _in_simplex(v: np.ndarray, neg=SIMPLEX_NEG, tol=SIMPLEX_SUM) -> str:
     return ""
 
 
-def _separation(margins: np.ndarray, scale: float) -> Tuple[str, str]:
-    """(outcome, message) for normalized margins ``margins/scale``."""
-    if not (scale > 0 and math.isfinite(scale)):
-        return FAIL, "the returned vector is zero (or not finite): it separates nothing"
+def _separation(margins: np.ndarray, scale: float, v: Optional[np.ndarray] = None, name: str = "vector") -> Tuple[str, str]:
+    """(outcome, message) for normalized margins ``margins/scale`` of the returned ``v``."""
+    if not math.isfinite(scale):
+        return FAIL, f"the returned {name} has a non-finite norm: it separates nothing"
+    if not scale > 0:
+        if v is not None and np.any(v != 0):
+            return FAIL, (f"the returned {name} is nonzero but has norm 0 in the feature space "
+                          f"(||{name}||_G = 0, G {name} = 0): it separates nothing")
+        return FAIL, f"the returned {name} is the zero vector: it separates nothing"
     c = margins / scale
     i = int(np.argmin(c))
     m = float(c[i])
@@ -93,8 +98,8 @@ def check_contract(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
     if st not in STATUSES[case.algorithm]:
         return [CheckResult(cid, FAIL, f"status {st!r} is not one of {STATUSES[case.algorithm]}")]
     it = ans.get("iterations")
-    if not isinstance(it, (int, np.integer)) or it < 0:
-        return [CheckResult(cid, FAIL, f"iterations {it!r} is not a nonnegative integer")]
+    if it is not None and (not isinstance(it, (int, np.integer)) or it < 0):  # None: no counter (a capability it lacks)
+        return [CheckResult(cid, FAIL, f"iterations {it!r} is not a nonnegative integer (or None: no counter)")]
     for key in ("alpha", "w", "p"):
         v = ans.get(key)
         if v is None:
@@ -114,9 +119,9 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
     st = ans["status"]
     out: List[CheckResult] = []
     if st == "separator":
-        v, _ = _sep_vector(case, ans)
+        v, name = _sep_vector(case, ans)
         m, scale = _sep_margins(case, v)
-        o, msg = _separation(m, scale)
+        o, msg = _separation(m, scale, v, name)
         out.append(CheckResult("claim.separator", o, msg))
     elif st == "certificate":
         p = ans["p"]
@@ -132,7 +137,7 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
                                    f"||p||_G = {nrm:.6g} {'<' if ok else 'is not ' + ('<' if strict else '<=')} accuracy {acc:g}"))
     else:  # max_iter: honest?
         msg = ""
-        gave_up = (ans.get("max_iter_passed", True) and ans["iterations"] < case.max_iter
+        gave_up = (ans.get("max_iter_passed", True) and ans["iterations"] is not None and ans["iterations"] < case.max_iter
                    and not (case.algorithm in PT11 and ans.get("max_epochs_passed")))
         if gave_up:
             msg = f"'max_iter' after {ans['iterations']} iterations, below the budget max_iter={case.max_iter}: gave up without a claim"
@@ -155,12 +160,16 @@ def check_bound(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
     cid = "bound.iterations"
     if case.bound is None:
         return [CheckResult(cid, SKIP, "no theorem bounds the counter on this instance")]
-    k = int(ans["iterations"])
+    k = ans["iterations"]
     if ans["status"] == "max_iter":
         if case.termination_required:
-            return [CheckResult(cid, FAIL, f"returned 'max_iter' after {k} iterations, but {case.bound_source} guarantees termination within {case.bound:.6g} "
-                                           f"(certified {case.margin_name} >= {case.m_lo:.6g})")]
+            after = "" if k is None else f" after {int(k)} iterations"
+            return [CheckResult(cid, FAIL, f"returned 'max_iter'{after}, but {case.bound_source} guarantees termination within {case.bound:.6g} "
+                                           f"(certified {case.margin_name} >= {case.m_lo:.6g}; budget max_iter={case.max_iter})")]
         return [CheckResult(cid, SKIP, "the bound exceeds the budget")]
+    if k is None:
+        return [CheckResult(cid, SKIP, "no counter returned (iterations=None): the bound cannot be checked")]
+    k = int(k)
     if k > case.bound * (1 + 1e-9) + 1:
         return [CheckResult(cid, FAIL, f"{k} iterations exceed {case.bound_source} = {case.bound:.6g} (certified {case.margin_name} >= {case.m_lo:.6g})")]
     return [CheckResult(cid, PASS, f"{k} <= {case.bound:.6g}")]
@@ -200,10 +209,18 @@ def _egc(case: Case, alpha: np.ndarray, p: np.ndarray, k: int) -> Tuple[float, f
     return lhs, -0.5 * reference.g_norm(case.G, p) ** 2
 
 
-def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> List[str]:
-    """Violations of the statements every iterate (or every final iterate) of a correct run satisfies."""
+def _final_invariants(case: Case, ans: Dict[str, Any], k: Optional[int], alpha, w, p) -> List[str]:
+    """Violations of the statements every iterate (or every final iterate) of a correct run
+    satisfies; ``k`` None (no counter returned): only the statements that do not involve k."""
     a = case.algorithm
     bad: List[str] = []
+    if k is None:
+        for key, v in (("alpha", alpha if a in ("snkp", "snkpvn", "isnkpvn") else None),
+                       ("p", p if a in ("snkp", "snkpvn", "isnkpvn", "nvn") else None)):
+            s = _in_simplex(v) if v is not None else ""
+            if s:
+                bad.append(f"{key} {s} (RP14: {key}_k stays in the simplex)")
+        return bad
     if a == "nkp" and alpha is not None and k >= 1:
         s = _in_simplex(alpha)
         if s:
@@ -268,7 +285,8 @@ def _final_invariants(case: Case, ans: Dict[str, Any], k: int, alpha, w, p) -> L
 
 
 def check_final(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
-    bad = _final_invariants(case, ans, int(ans["iterations"]), ans.get("alpha"), ans.get("w"), ans.get("p"))
+    k = None if ans["iterations"] is None else int(ans["iterations"])
+    bad = _final_invariants(case, ans, k, ans.get("alpha"), ans.get("w"), ans.get("p"))
     if bad:
         return [CheckResult("invariant.final", FAIL, bad[0])]
     return [CheckResult("invariant.final", PASS)]
@@ -278,7 +296,9 @@ def _near_argmin(scores: np.ndarray, j: int, scale: float = 1.0) -> bool:
     return scores[j] <= float(np.min(scores)) + 1e-6 * max(1.0, scale)
 
 
-def check_trace(case: Case, trace: Optional[List[dict]]) -> List[CheckResult]:
+def check_trace(case: Case, trace: Optional[List[dict]], rule: Optional[str] = None) -> List[CheckResult]:
+    """Every iterate satisfies the per-iterate statements and every step is a legitimate step;
+    ``rule`` (a Perceptron given ``rule=``): every update is the one that rule picks."""
     cid = "invariant.trace"
     if not trace:
         return [CheckResult(cid, SKIP, "no trace returned")]
@@ -288,26 +308,28 @@ def check_trace(case: Case, trace: Optional[List[dict]]) -> List[CheckResult]:
     for i, s in enumerate(trace):
         k = s.get(cnt, s.get("k", s.get("t")))
         states.append((i if k is None else int(k), s))
-    prev = None
+    prev, start = None, 0
     for k, s in states:
         alpha, w, p = s.get("alpha"), s.get("w"), s.get("p")
         if a != "isnkpvn":
             ans = {"status": None}
             bad = _final_invariants(case, ans, k, alpha, w, p)
             if bad:
-                return [CheckResult(cid, FAIL, f"at iterate {k}: {bad[0]}")]
+                return [CheckResult(cid, FAIL, f"at iterate {k}: {bad[0]}", at=k)]
         if a == "snkp" and s.get("mu") is not None:
             mu = 4.0 / ((k + 1) * (k + 2))
             if abs(s["mu"] - mu) > 1e-6 * mu:
-                return [CheckResult(cid, FAIL, f"at iterate {k}: mu_k = {s['mu']:.6g}, but mu_0 = 2, mu_(k+1) = (1-theta_k) mu_k give 4/((k+1)(k+2)) = {mu:.6g}")]
+                return [CheckResult(cid, FAIL, f"at iterate {k}: mu_k = {s['mu']:.6g}, but mu_0 = 2, mu_(k+1) = (1-theta_k) mu_k give 4/((k+1)(k+2)) = {mu:.6g}", at=k)]
         if a == "snkpvn" and s.get("mu") is not None:
             mu = 4.0 * case.n / ((k + 1) * (k + 2))
             if abs(s["mu"] - mu) > 1e-6 * mu:
-                return [CheckResult(cid, FAIL, f"at iterate {k}: mu_k = {s['mu']:.6g}, expected 4n/((k+1)(k+2)) = {mu:.6g}")]
+                return [CheckResult(cid, FAIL, f"at iterate {k}: mu_k = {s['mu']:.6g}, expected 4n/((k+1)(k+2)) = {mu:.6g}", at=k)]
         if prev is not None:
             msg = _step_ok(case, prev, (k, s))
+            if not msg and rule is not None and a == "perceptron":
+                msg, start = _rule_step(case, rule, prev, (k, s), start)
             if msg:
-                return [CheckResult(cid, FAIL, msg)]
+                return [CheckResult(cid, FAIL, msg, at=k)]
         prev = (k, s)
     return [CheckResult(cid, PASS, f"{len(states)} iterates")]
 
@@ -368,6 +390,37 @@ def _step_ok(case: Case, prev, cur) -> str:
     return ""
 
 
+def _rule_step(case: Case, rule: str, prev, cur, start: int) -> Tuple[str, int]:
+    """('' or what is wrong, the next cyclic start) for a Perceptron step under ``rule``.
+
+    ``cyclic``: the update is on the first mistake (y_i <w_k, x_i> <= 0) at or after ``start``,
+    scanning i = start, start+1, ..., n-1, 0, 1, ... (wrapping around); ``start`` is 0 for the
+    first update and then the index after the last update -- the scan *continues*, it does not
+    restart at 0 (an epoch over the points in order, as scikit-learn's ``shuffle=False``).
+    ``most_violated``: the update is on argmin_i y_i <w_k, x_i> (ties: any of the minimizers)."""
+    (k0, s0), (k1, s1) = prev, cur
+    if k1 != k0 + 1 or s0.get("w") is None or s1.get("w") is None:
+        return "", start
+    Z, w0 = case.Z, s0["w"]
+    m = Z @ w0
+    n = Z.shape[0]
+    step = s1["w"] - w0
+    if rule == "cyclic":
+        mistakes = [i for i in ((start + o) % n for o in range(n)) if m[i] <= 0]
+        if not mistakes:
+            return "", start
+        j = mistakes[0]
+        if np.linalg.norm(step - Z[j]) > 1e-6 * max(1.0, float(np.linalg.norm(Z[j]))):
+            return (f"step {k0}->{k1}: rule 'cyclic' updates on point {j} (the first mistake scanning from index {start}, "
+                    f"the point after the last update), but w_(k+1) - w_k is not y_{j} x_{j}"), start
+        return "", (j + 1) % n
+    dist = np.linalg.norm(Z - step, axis=1)
+    j = int(np.argmin(dist))
+    if not _near_argmin(m, j, float(np.max(np.abs(m))) if m.size else 1.0):
+        return f"step {k0}->{k1}: rule 'most_violated' updates on argmin_i y_i <w_k, x_i> = point {int(np.argmin(m))}, not on point {j}", start
+    return "", start
+
+
 def _key_vector(case: Case) -> str:
     a = case.algorithm
     if a in ("nkp", "snkp", "snkpvn", "isnkpvn"):
@@ -388,23 +441,28 @@ def check_strict(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
             if rv is None or mv is None:
                 continue
             if rv.shape != mv.shape or not np.allclose(mv, rv, rtol=1e-6, atol=1e-9):
-                tie = _reference_tie(case, ref_tr[i - 1]) if i > 0 else ""
+                tie = _reference_tie(case, ref_tr[i - 1], ans.get("rule_passed")) if i > 0 else ""
                 if tie:
                     return [CheckResult(cid, NOTE, f"trajectories diverge at step {i} after a near-tie decision of the reference ({tie}); not a failure")]
-                return [CheckResult(cid, FAIL, f"iterate {i}: {key} = {_short(mv)} differs from the reference's {_short(rv)}")]
+                return [CheckResult(cid, FAIL, f"iterate {i}: {key} = {_short(mv)} differs from the reference's {_short(rv)}", at=i)]
     elif not mine:
         # no trace: compare the final answer
         rv, mv = case.reference.get(key), ans.get(key)
         if rv is not None and mv is not None and (rv.shape != mv.shape or not np.allclose(mv, rv, rtol=1e-6, atol=1e-9)):
             return [CheckResult(cid, FAIL, f"final {key} = {_short(mv)} differs from the reference's {_short(rv)} (no trace to locate the step)")]
-    if ans["status"] != case.reference["status"] or ans["iterations"] != case.reference["iterations"]:
+    if ans["status"] != case.reference["status"] or (ans["iterations"] is not None and ans["iterations"] != case.reference["iterations"]):
         return [CheckResult(cid, FAIL, f"final (status, iterations) = ({ans['status']}, {ans['iterations']}) vs the reference's "
                                        f"({case.reference['status']}, {case.reference['iterations']})")]
     return [CheckResult(cid, PASS)]
 
 
-def _reference_tie(case: Case, s: dict) -> str:
+def _reference_tie(case: Case, s: dict, rule: Optional[str] = None) -> str:
+    """What made the reference's step from state ``s`` a free choice ('' = none).  A Perceptron
+    not told its rule may take any mistake; one given ``rule="cyclic"`` has no choice, one given
+    ``rule="most_violated"`` only among near-equal minimizers."""
     a = case.algorithm
+    if a == "perceptron" and rule == "cyclic":
+        return ""
     if a in ("nkp", "nvn"):
         v = s.get("alpha") if a == "nkp" else s.get("p")
         scores = case.G @ v
@@ -413,7 +471,7 @@ def _reference_tie(case: Case, s: dict) -> str:
         if a == "normalized_perceptron":
             Z = Z / np.linalg.norm(Z, axis=1, keepdims=True)
         scores = Z @ s["w"]
-        if a == "perceptron":  # a Perceptron may take any mistake: two or more mistakes = a choice
+        if a == "perceptron" and rule is None:  # a Perceptron may take any mistake: two or more mistakes = a choice
             if int(np.sum(scores <= TIE)) >= 2:
                 return "more than one misclassified point"
             return ""
@@ -429,6 +487,8 @@ def evaluate(case: Case, ans: Dict[str, Any], *, strict: bool = False) -> List[C
     """Every check of layers 1-2 (and 3 with ``strict``) on one answer."""
     if "skip" in ans:
         return [CheckResult("answer.contract", SKIP, ans["skip"])]
+    if "refused" in ans:
+        return [CheckResult("answer.contract", REFUSED, ans["refused"])]
     res = check_contract(case, ans)
     if res[0].outcome == FAIL:
         return res
@@ -436,7 +496,7 @@ def evaluate(case: Case, ans: Dict[str, Any], *, strict: bool = False) -> List[C
     res += check_bound(case, ans)
     res += check_margin_guarantee(case, ans)
     res += check_final(case, ans)
-    res += check_trace(case, ans.get("trace"))
+    res += check_trace(case, ans.get("trace"), ans.get("rule_passed"))
     if strict:
         res += check_strict(case, ans)
     return res
@@ -447,15 +507,35 @@ def run_case(impl: Callable, case: Case, *, strict: bool = False, timeout: Optio
     return ans, evaluate(case, ans, strict=strict)
 
 
+def _state_at(trace: Optional[List[dict]], k: int, counter: str) -> Optional[dict]:
+    for i, s in enumerate(trace or ()):
+        if s.get(counter, s.get("k", s.get("t", i))) == k:
+            return s
+    return None
+
+
 def _failure(case: Case, ans: Dict[str, Any], results: Sequence[CheckResult], shrunk: bool = False) -> Failure:
+    """The first failed check of a case, with the reference's answer beside the implementation's:
+    the final answers, or -- when the check failed at an iterate -- both iterates there."""
     first = next(r for r in results if r.outcome == FAIL)
-    impl_ans = {k: ans.get(k) for k in ("status", "iterations", "alpha", "w", "p")}
+    keys = ("status", "iterations", "alpha", "w", "p")
+    impl_ans = {k: ans.get(k) for k in keys}
+    ref_ans = {k: case.reference.get(k) for k in keys}
+    iterate = None
+    if first.at is not None:
+        counter = "t" if case.algorithm in PT11 else "k"
+        mine = _state_at(ans.get("trace"), first.at, counter)
+        ref = _state_at(_reference_trace(case), first.at, counter)
+        if mine is not None:
+            iterate = first.at
+            for k in ("alpha", "w", "p"):
+                impl_ans[k] = mine.get(k)
+                ref_ans[k] = None if ref is None else ref.get(k)
     if ans.get("error"):
         impl_ans["error"] = ans["error"]
     return Failure(
         check=first.id, message=first.message, case_id=case.case_id,
         instance={"name": case.name, "X": case.X.tolist(), "y": case.y.tolist(), "kernel": case.kernel, "params": case.params},
         arguments=to_jsonable(dict(case.args, max_iter=case.max_iter)),
-        reference={k: case.reference.get(k) for k in ("status", "iterations", "alpha", "w", "p")},
-        implementation=impl_ans, shrunk=shrunk,
+        reference=ref_ans, implementation=impl_ans, shrunk=shrunk, iterate=iterate,
     )

@@ -26,7 +26,14 @@ def add_arguments(sub) -> None:
                                                  "its cases of ALGORITHM (add --budget N for hypothesis examples too)")
     v.add_argument("--budget", type=int, default=None, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
     v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference (layer 3)")
-    v.add_argument("--seed", type=int, default=0, help="0 = derandomized (default)")
+    v.add_argument("--seed", type=int, default=0, help="seed of the hypothesis search (default 0): the same seed and budget give "
+                                                       "the same verdict on every run, in every directory")
+    v.add_argument("--database", default=None, metavar="DIR", help="keep hypothesis' example database in DIR (failing examples "
+                                                                   "are replayed first next time); default: none, nothing written")
+    v.add_argument("--skip-flags", default="", metavar="FLAGS", help="comma-separated edge-case classes not to run or require "
+                                                                      "(e.g. n1 for an implementation that refuses one-point data)")
+    v.add_argument("--subset", action="store_true", help="with --answers: check only the cases answered (default: a corpus "
+                                                         "case without an answer fails)")
     v.add_argument("--json", action="store_true")
     e = sub.add_parser("export-cases", help="write the validation corpus (JSON, schema_version 1) for implementations in any language")
     e.add_argument("directory")
@@ -37,9 +44,10 @@ def cmd_validate(args) -> int:
     import json
 
     reports: List[Report] = []
+    skip = tuple(f.strip() for f in args.skip_flags.split(",") if f.strip())
     if args.answers or args.trace:
         if args.answers:
-            reports += validate_answers(args.answers, args.cases, strict=args.strict)
+            reports += validate_answers(args.answers, args.cases, strict=args.strict, subset=args.subset, skip_flags=skip)
         if args.trace:
             reports += validate_trace(args.trace, args.cases)
     else:
@@ -51,7 +59,8 @@ def cmd_validate(args) -> int:
 
             impl = functools.partial(impl, **json.loads(args.kwargs))
         budget = args.budget if args.budget is not None else (0 if args.cases else 20)
-        reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases))
+        reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases,
+                                skip_flags=skip, database=args.database))
     if args.json:
         print(json.dumps([r.as_dict() for r in reports], indent=1))
     else:

@@ -42,6 +42,8 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
             variants = [("eps=0.3", {"eps": 0.3}), ("eps=0.7", {"eps": 0.7}), ("eps=0.3,Delta=1", {"eps": 0.3, "Delta": 1.0})]
         elif algorithm in ("pfm", "pdm_succ"):
             variants = [("", {}), ("Delta=1", {"Delta": 1.0})]
+        elif algorithm == "perceptron":  # both rules; the implementation is held to the rule it is given
+            variants = [("", {}), ("rule=most_violated", {"arguments": {"rule": "most_violated"}})]
         for tag, kw in variants:
             c = make_case(algorithm, inst, variant=tag, cap=cap, **kw)
             if c is not None and c.case_id not in seen:
@@ -53,7 +55,7 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
     for c in slow:
         inst = next(i for i in _corpus_instances() if i.name == c.name)
         tag = (c.case_id.split("/", 2)[2] + "," if c.case_id.count("/") == 2 else "") + "budget"
-        kw = {}
+        kw = {"arguments": {"rule": c.args["rule"]}} if "rule" in c.args else {}
         if c.algorithm in PT11:
             kw = {"Delta": c.args.get("Delta")}
             if c.algorithm != "pfm":

@@ -14,7 +14,7 @@ import numpy as np
 import reference
 
 from .answer import normalize_answer, _state_dict
-from .call import call_impl, _name_of
+from .call import call_impl, edge_flags, _name_of
 from .case import ALGORITHMS, Case
 from .checks import check_trace, evaluate, _failure
 from .corpus import corpus
@@ -101,11 +101,14 @@ def _from_file_answer(a: dict) -> Dict[str, Any]:
     return ans
 
 
-def validate_answers(path, cases_dir=None, *, strict: bool = False) -> List[Report]:
+def validate_answers(path, cases_dir=None, *, strict: bool = False, subset: bool = False, skip_flags: Iterable[str] = ()) -> List[Report]:
     """Check an answers document (one :class:`Report` per algorithm it answers).
 
     Cases are read from ``cases_dir`` (as written by :func:`export_cases`) or, by default,
-    regenerated: the corpus is deterministic and case ids are stable."""
+    regenerated: the corpus is deterministic and case ids are stable.  Every case of the corpus
+    of each algorithm answered must be answered: a missing case fails ``answer.contract``,
+    unless ``subset=True`` (``--subset``: check only the cases answered) or its flags are in
+    ``skip_flags``."""
     t0 = time.perf_counter()
     doc = read_json(path)
     check_document(doc, "answers")
@@ -125,19 +128,33 @@ def validate_answers(path, cases_dir=None, *, strict: bool = False) -> List[Repo
             failures.setdefault(alg, {}).setdefault("answer.contract", Failure("answer.contract", f"unknown case id {a['case_id']!r}", a["case_id"], {}, {}, {}, {}))
             continue
         ans = _from_file_answer(a)
+        if case.algorithm == "perceptron" and "rule" in case.args:
+            ans["rule_passed"] = case.args["rule"]  # a case that names its rule is answered under that rule
         results = evaluate(case, ans, strict=strict)
-        rep.record(case.case_id, results)
+        rep.record(case.case_id, results, edge_flags(case))
         rep.cases += 1
         if any(r.outcome == FAIL for r in results):
             f = _failure(case, ans, results)
             failures.setdefault(alg, {}).setdefault(f.check, f)
+    skip = set(skip_flags)
+    answered = {a["case_id"] for a in answers}
     for alg, rep in reports.items():
-        answered = {a["case_id"] for a in answers}
-        missing = [cid for cid, c in cases.items() if c.algorithm == alg and cid not in answered]
-        if missing:
-            rep.notes.append(f"{len(missing)} corpus cases not answered, e.g. {missing[0]}")
+        todo = [c for cid, c in cases.items() if c.algorithm == alg and cid not in answered]
+        skipped = [c for c in todo if skip & set(c.flags)]
+        missing = [c for c in todo if not skip & set(c.flags)]
+        if skipped:
+            rep.notes.append(f"--skip-flags {','.join(sorted(skip))}: {len(skipped)} unanswered cases not required")
+        if missing and subset:
+            rep.notes.append(f"--subset: {len(missing)} of {len(missing) + rep.cases} corpus cases not answered and not checked, e.g. {missing[0].case_id}")
+        elif missing:
+            msg = "not answered: every case of the corpus needs an answer (check a subset explicitly with --subset)"
+            for c in missing:
+                rep.record(c.case_id, [CheckResult("answer.contract", FAIL, msg)], edge_flags(c))
+                rep.cases += 1
+            failures.setdefault(alg, {}).setdefault("answer.contract", Failure(
+                "answer.contract", f"{len(missing)} of {rep.cases} cases {msg}", missing[0].case_id, {}, {}, {}, {}))
         rep.failures = list(failures.get(alg, {}).values())
-        rep.conforms = not rep.failures
+        rep.settle()
         if rep.failures:
             rep.minimal = min(rep.failures, key=lambda f: (f.size[0] * max(1, f.size[1]), f.case_id))
         rep.seconds = time.perf_counter() - t0
@@ -160,7 +177,7 @@ def validate_trace(path, cases_dir=None) -> List[Report]:
         else:
             states = [_state_dict({k: (np.asarray([from_number(x) for x in v]) if isinstance(v, list) else v) for k, v in s.items()}) for s in tr["iterates"]]
             res = check_trace(case, states)
-        rep.record(tr["case_id"], res)
+        rep.record(tr["case_id"], res, () if case is None else edge_flags(case))
         rep.cases += 1
         bad = [r for r in res if r.outcome == FAIL]
         if bad and case is not None:
@@ -168,7 +185,7 @@ def validate_trace(path, cases_dir=None) -> List[Report]:
         elif bad:
             rep.failures.append(Failure(bad[0].id, bad[0].message, tr["case_id"], {}, {}, {}, {}))
     for rep in reports.values():
-        rep.conforms = not rep.failures
+        rep.settle()
         rep.minimal = rep.failures[0] if rep.failures else None
         rep.seconds = time.perf_counter() - t0
     return list(reports.values())

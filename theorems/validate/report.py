@@ -12,6 +12,7 @@ import numpy as np
 from .schema import to_jsonable
 
 PASS, FAIL, SKIP, NOTE = "pass", "fail", "skip", "note"
+REFUSED = "refused"  # the implementation raised ValueError: it refuses the input (not a wrong answer)
 LAYERS = {
     "answer.contract": 1,
     "claim.separator": 1,
@@ -27,11 +28,13 @@ LAYERS = {
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check on one case: ``outcome`` in {pass, fail, skip, note}."""
+    """One check on one case: ``outcome`` in {pass, fail, skip, note, refused}; ``at`` is the
+    iterate (counter value) where a per-iterate check failed."""
 
     id: str
     outcome: str
     message: str = ""
+    at: Optional[int] = None
 
     @property
     def layer(self) -> int:
@@ -50,10 +53,13 @@ class Failure:
     reference: Dict[str, Any]
     implementation: Dict[str, Any]
     shrunk: bool = False
+    iterate: Optional[int] = None  # set when the check failed at an iterate: the vectors are that iterate's
 
     @property
     def size(self) -> Tuple[int, int]:
-        X = self.instance.get("X") or [[]]
+        X = self.instance.get("X")
+        if X is None:
+            return (10**9, 1)  # no instance: never the "minimal" one while another failure has one
         return (len(X), len(X[0]) if X else 0)
 
     def as_dict(self) -> dict:
@@ -61,6 +67,8 @@ class Failure:
 
     def format(self) -> str:
         X, y = self.instance.get("X"), self.instance.get("y")
+        if X is None:  # no instance to show (an unknown or unanswered case)
+            return f"FAILED {self.check}: {self.message}\n  case     : {self.case_id}"
         lines = [
             f"FAILED {self.check}: {self.message}",
             f"  case     : {self.case_id}" + (" (minimal instance, shrunk by hypothesis)" if self.shrunk else ""),
@@ -70,7 +78,13 @@ class Failure:
             f"  arguments: {_short(self.arguments)}",
             "  answer          reference                         implementation",
         ]
-        for key in ("status", "iterations", "alpha", "w", "p"):
+        for key in ("status", "iterations"):
+            r, i = self.reference.get(key), self.implementation.get(key)
+            if r is not None or i is not None:
+                lines.append(f"    {key:<12}  {_short(r):<32}  {_short(i)}")
+        if self.iterate is not None:
+            lines.append(f"  at iterate {self.iterate} (where the check failed):")
+        for key in ("alpha", "w", "p"):
             r, i = self.reference.get(key), self.implementation.get(key)
             if r is None and i is None:
                 continue
@@ -103,18 +117,28 @@ class Report:
     conforms: bool
     counts: Dict[str, Dict[str, int]] = field(default_factory=dict)  # check id -> outcome -> count
     failures: List[Failure] = field(default_factory=list)  # first failure of each check id
+    failing: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)  # check id -> every failing (case id, message)
+    refusals: List[Tuple[str, Tuple[str, ...], str]] = field(default_factory=list)  # (case id, flags, message)
     minimal: Optional[Failure] = None  # the smallest failing instance (hypothesis-shrunk when found there)
     notes: List[str] = field(default_factory=list)
     cases: int = 0
     seconds: float = 0.0
     strict: bool = False
 
-    def record(self, case_id: str, results: Sequence[CheckResult]) -> None:
+    def record(self, case_id: str, results: Sequence[CheckResult], flags: Sequence[str] = ()) -> None:
         for r in results:
             self.counts.setdefault(r.id, {}).setdefault(r.outcome, 0)
             self.counts[r.id][r.outcome] += 1
             if r.outcome == NOTE and len(self.notes) < 20:
                 self.notes.append(f"{case_id}: {r.id}: {r.message}")
+            elif r.outcome == FAIL:
+                self.failing.setdefault(r.id, []).append((case_id, r.message))
+            elif r.outcome == REFUSED:
+                self.refusals.append((case_id, tuple(flags), r.message))
+
+    def settle(self) -> None:
+        """``conforms``: no check failed and no case was refused."""
+        self.conforms = not self.failures and not self.failing and not self.refusals
 
     @property
     def failed_checks(self) -> List[str]:
@@ -131,16 +155,34 @@ class Report:
         if self.conforms:
             return (f"{self.implementation} conforms to reference.{self.algorithm}: {self.cases} cases, "
                     f"{n_pass} checks passed, {n_skip} skipped (layers {layers}, {self.seconds:.1f} s)")
+        what = [f"{c} on {len(self.failing.get(c, ())) or '?'} of {self.cases} cases" for c in self.failed_checks]
+        if self.refusals:
+            what.append(f"refused {len(self.refusals)} of {self.cases} cases{self._refused_flags()}")
         return (f"{self.implementation} does NOT conform to reference.{self.algorithm}: "
-                f"failed {', '.join(self.failed_checks)} ({self.cases} cases, {self.seconds:.1f} s)")
+                f"{'failed ' if self.failed_checks else ''}{'; '.join(what)} ({self.seconds:.1f} s)")
+
+    def _refused_flags(self) -> str:
+        """The edge-case classes every refused case shares (else all their flags), and the way out."""
+        sets = [set(fl) for _, fl, _ in self.refusals]
+        common = sorted(set.intersection(*sets)) if sets else []
+        if common:
+            return f" (all flagged {', '.join(common)}; exclude with --skip-flags {','.join(common)})"
+        flags = sorted(set.union(*sets)) if sets else []
+        return f" (flags {', '.join(flags)}; exclude classes with --skip-flags)" if flags else ""
 
     def format(self) -> str:
+        """The summary, the minimal failing instance side by side with the reference, then every
+        failing case of every failed check, and every refused case."""
         out = [self.summary()]
         if not self.conforms and self.minimal is not None:
             out.append(self.minimal.format())
-        others = [f for f in self.failures if self.minimal is None or f.check != self.minimal.check]
-        for f in others[:3]:
-            out.append(f"  also failed {f.check} on {f.case_id}: {f.message}")
+        for c in self.failed_checks:
+            cases = self.failing.get(c, [])
+            out.append(f"  {c} failed on {len(cases)} of {self.cases} cases:")
+            out += [f"    {cid}: {msg}" for cid, msg in cases]
+        if self.refusals:
+            out.append(f"  refused (the implementation raised ValueError) on {len(self.refusals)} of {self.cases} cases:")
+            out += [f"    {cid} [{', '.join(fl)}]: {msg}" for cid, fl, msg in self.refusals]
         for n in self.notes[:5]:
             out.append(f"  note: {n}")
         return "\n".join(out)
@@ -153,6 +195,8 @@ class Report:
             "summary": self.summary(),
             "counts": self.counts,
             "failures": [f.as_dict() for f in self.failures],
+            "failing": {c: [{"case_id": cid, "message": m} for cid, m in v] for c, v in self.failing.items()},
+            "refusals": [{"case_id": cid, "flags": list(fl), "message": m} for cid, fl, m in self.refusals],
             "minimal": self.minimal.as_dict() if self.minimal else None,
             "notes": self.notes,
             "cases": self.cases,

@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Sequence
 
-from .call import TIMEOUT, _name_of
+from .call import TIMEOUT, _name_of, edge_flags
 from .case import ALGORITHMS, CAP, Case
 from .checks import _failure, run_case
 from .corpus import corpus
@@ -17,7 +17,8 @@ from .search import _hypothesis_search
 
 
 def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool = False, seed: int = 0,
-             timeout: Optional[float] = TIMEOUT, cap: int = CAP, hypothesis: bool = True, cases_dir=None) -> Report:
+             timeout: Optional[float] = TIMEOUT, cap: int = CAP, hypothesis: bool = True, cases_dir=None,
+             skip_flags: Sequence[str] = (), database=None) -> Report:
     """Check ``impl`` against ``reference.<algorithm>``: layers 1-2 (and 3 with ``strict``).
 
     Parameters
@@ -41,6 +42,16 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     cases_dir : path, optional
         Run the cases of ``<cases_dir>/<algorithm>.json`` (a corpus written by ``margins
         export-cases`` or by ``margins bounds --search``) instead of the fixed corpus.
+    skip_flags : sequence of str
+        Edge-case classes not to run (cases and hypothesis instances with any of these flags,
+        e.g. ``("n1",)`` for an implementation that refuses one-point data); reported in the notes.
+    database : path, optional
+        A hypothesis example database directory: failing examples are saved there and replayed
+        first on the next run.  Default None: no database, nothing written anywhere, and the
+        verdict is a function of (implementation, seed, budget) alone.
+
+    The first call that times out ends the run (the verdict is then "does not conform" within
+    about ``timeout`` seconds, not after one timeout per case).
 
     Returns
     -------
@@ -56,20 +67,35 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     report = Report(algorithm=algorithm, implementation=_name_of(impl), conforms=True, strict=strict)
     failures: Dict[str, Failure] = {}
     cases = corpus(algorithm, cap=cap) if cases_dir is None else list(_load_cases([algorithm], cases_dir).values())
+    skip = set(skip_flags)
+    skipped = [c.case_id for c in cases if skip & set(c.flags)]
+    if skipped:
+        report.notes.append(f"--skip-flags {','.join(sorted(skip))}: {len(skipped)} cases not run (e.g. {skipped[0]})")
+    timed_out = False
     for case in cases:
+        if skip & set(case.flags):
+            continue
         ans, results = run_case(impl, case, strict=strict, timeout=timeout)
-        report.record(case.case_id, results)
+        report.record(case.case_id, results, edge_flags(case))
         report.cases += 1
         if any(r.outcome == FAIL for r in results):
             f = _failure(case, ans, results)
             failures.setdefault(f.check, f)
+        if ans.get("timeout"):
+            timed_out = True
+            report.notes.insert(0, f"{case.case_id}: no answer within {timeout:g} s: stopped at the first timeout "
+                                   f"(the remaining cases and the hypothesis search were not run)")
+            break
     shrunk = None
-    if hypothesis and budget > 0:
-        shrunk = _hypothesis_search(algorithm, impl, report, examples=budget, seed=seed, strict=strict, timeout=timeout, cap=cap)
+    if hypothesis and budget > 0 and not timed_out:
+        shrunk = _hypothesis_search(algorithm, impl, report, examples=budget, seed=seed, strict=strict, timeout=timeout, cap=cap,
+                                    skip_flags=skip, database=database)
         if shrunk is not None:
             failures.setdefault(shrunk.check, shrunk)
+            if not any(cid == shrunk.case_id for cid, _ in report.failing.get(shrunk.check, [])):
+                report.failing.setdefault(shrunk.check, []).append((shrunk.case_id + " (shrunk)", shrunk.message))
     report.failures = list(failures.values())
-    report.conforms = not report.failures
+    report.settle()
     if report.failures:
         cands = ([shrunk] if shrunk is not None else []) + sorted(report.failures, key=lambda f: (f.size[0] * max(1, f.size[1]), f.case_id))
         best = min(cands, key=lambda f: (f.size[0] * max(1, f.size[1]), not f.shrunk))

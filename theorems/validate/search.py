@@ -4,9 +4,12 @@ shrunk to a minimal failing instance.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from pathlib import Path
 from typing import Callable, Optional
 
-from .call import TIMEOUT
+from .call import TIMEOUT, edge_flags
 from .case import CAP, RP14_GRAM, RP14_PRIMAL, make_case
 from .checks import _failure, run_case
 from .report import FAIL, Failure, Report
@@ -43,35 +46,91 @@ class _CaseFailed(Exception):
         self.case, self.ans, self.results = case, ans, results
 
 
+class _TimedOut(BaseException):
+    """Raised on a timeout: a BaseException, so hypothesis neither retries nor shrinks it."""
+
+    def __init__(self, case, ans, results):
+        super().__init__(case.case_id)
+        self.case, self.ans, self.results = case, ans, results
+
+
+@contextlib.contextmanager
+def _isolated(database):
+    """Hypothesis with nothing hidden: its storage directory (where it caches the constants it
+    reads from local source files) is a temporary directory unless the user gave ``database``
+    (then that directory), and the constants of local modules -- which depend on what happens to
+    be imported and would make the examples drawn for a seed depend on the process -- are not
+    mixed into the draws (hypothesis' internal hook, left alone when absent)."""
+    from hypothesis import configuration
+    from hypothesis.internal.conjecture import providers
+
+    name = "__hypothesis_home_directory"
+    old_home = getattr(configuration, name, None)
+    old_local = getattr(providers, "_get_local_constants", None)
+    with tempfile.TemporaryDirectory(prefix="margins-hypothesis-") as tmp:
+        configuration.set_hypothesis_home_dir(Path(database) if database is not None else Path(tmp))
+        if old_local is not None:
+            empty = type(providers._local_constants)() if hasattr(providers, "_local_constants") else None
+            providers._get_local_constants = (lambda: empty) if empty is not None else old_local
+        if hasattr(providers, "CONSTANTS_CACHE"):
+            providers.CONSTANTS_CACHE.cache.clear()
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(old_home)
+            if old_local is not None:
+                providers._get_local_constants = old_local
+            if hasattr(providers, "CONSTANTS_CACHE"):
+                providers.CONSTANTS_CACHE.cache.clear()
+
+
 def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, examples: int, seed: int, strict: bool,
-                       timeout: Optional[float] = TIMEOUT, cap: int = CAP) -> Optional[Failure]:
+                       timeout: Optional[float] = TIMEOUT, cap: int = CAP, skip_flags=(), database=None) -> Optional[Failure]:
+    """Draw ``examples`` instances (seeded by ``seed``: the same draws on every run, in every
+    directory), run the checks, and shrink the first failure.  Only the examples up to the first
+    failure are recorded in ``report`` (the shrinking attempts are not cases of their own); the
+    first timeout ends the search without shrinking."""
     from hypothesis import HealthCheck, Phase, assume, given, settings
     from hypothesis import seed as hseed
+    from hypothesis.database import DirectoryBasedExampleDatabase
 
     inst_st, opt_st = _strategy(algorithm)
+    phases = (Phase.explicit, Phase.generate, Phase.shrink)
+    db = None
+    if database is not None:
+        db = DirectoryBasedExampleDatabase(str(Path(database) / "examples"))
+        phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
     cfg = settings(
-        max_examples=examples, derandomize=(seed == 0), deadline=None, database=None, print_blob=False,
-        suppress_health_check=list(HealthCheck), phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        report_multiple_bugs=False,
+        max_examples=examples, derandomize=False, deadline=None, database=db, print_blob=False,
+        suppress_health_check=list(HealthCheck), phases=phases, report_multiple_bugs=False,
     )
+    skip = set(skip_flags)
+    failed = []
 
     def prop(inst, opt):
         eps, Delta = opt
         tag = "" if eps is None else f"eps={eps:g}" + ("" if Delta is None else f",Delta={Delta:g}")
         case = make_case(algorithm, inst, eps=eps, Delta=Delta, variant=tag, cap=cap)
-        assume(case is not None)
+        assume(case is not None and not (skip & set(case.flags)))
         ans, results = run_case(impl, case, strict=strict, timeout=timeout)
-        report.record(case.case_id, results)
-        report.cases += 1
-        if any(r.outcome == FAIL for r in results):
+        bad = any(r.outcome == FAIL for r in results)
+        if not failed:
+            report.record(case.case_id, results, edge_flags(case))
+            report.cases += 1
+        if ans.get("timeout"):
+            report.notes.insert(0, f"{case.case_id}: no answer within {timeout:g} s: stopped at the first timeout")
+            raise _TimedOut(case, ans, results)
+        if bad:
+            failed.append(case.case_id)
             raise _CaseFailed(case, ans, results)
 
-    test = given(inst_st, opt_st)(prop)
-    if seed != 0:
-        test = hseed(seed)(test)
+    test = hseed(seed)(given(inst_st, opt_st)(prop))
     test = cfg(test)
     try:
-        test()
+        with _isolated(database):
+            test()
+    except _TimedOut as exc:
+        return _failure(exc.case, exc.ans, exc.results)
     except _CaseFailed as exc:
         return _failure(exc.case, exc.ans, exc.results, shrunk=True)
     except Exception as exc:  # hypothesis' own errors (e.g. Unsatisfiable) are not findings
