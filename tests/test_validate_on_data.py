@@ -87,7 +87,7 @@ def test_contract_early_stop_and_count_invariant(heart):
     def raises(X, y, eps, **kw):
         raise RuntimeError("boom")
 
-    r = validate_on_data("pdm", raises, X, y)
+    r = validate_on_data("pdm", raises, X, y, Delta=1.0)
     assert r.failures[0].detail == "the call raised RuntimeError: boom"
     with pytest.raises(ValueError, match="PT11 algorithms"):
         validate_on_data("snkp", ref.snkp, X, y)
@@ -131,3 +131,11 @@ def test_answers_computed_elsewhere_on_a_named_data_file(tmp_path, heart):
     f.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="not found beside"):
         validate_data_answers(f)
+
+
+def test_non_separable_data_need_delta_or_a_budget(heart):
+    X, y = heart
+    with pytest.raises(ValueError, match="certified NOT separable"):
+        validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,))
+    r = validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,), max_iter=500)
+    assert r.conforms and [c.id for c in r.checks] == ["answer.contract", "claim.max_iter"]

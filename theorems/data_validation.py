@@ -80,6 +80,19 @@ class DataReport:
     def failures(self) -> List[DataCheck]:
         return [c for c in self.checks if not c.passed]
 
+    def summary(self) -> str:
+        """One line: the verdict and the certified margin."""
+        return self.format().splitlines()[0]
+
+    def as_dict(self) -> dict:
+        """JSON-friendly: verdict, certified margin, every check."""
+        return {
+            "algorithm": self.algorithm, "conforms": self.conforms,
+            "margin": None if self.margin is None else {"lower": self.margin.lower, "upper": self.margin.upper,
+                                                        "m": self.margin.m, "d": self.margin.d, "nnz": self.margin.nnz},
+            "checks": [{"id": c.id, "passed": c.passed, "detail": c.detail, "accuracy": c.accuracy} for c in self.checks],
+        }  # fmt: skip
+
     def format(self) -> str:
         head = (f"{self.algorithm} on data (m = {self.margin.m}, d = {self.margin.d}, nnz = {self.margin.nnz}; "
                 f"certified gamma_d in [{self.margin.lower!r}, {self.margin.upper!r}]): ")
@@ -174,7 +187,7 @@ def validate_on_data(
     rho: Optional[float] = 1.0,
     Delta: Optional[float] = None,
     epsilons: Sequence[float] = (0.1,),
-    max_iter: int = DEFAULT_MAX_ITER,
+    max_iter: Optional[int] = None,
     kwargs: Optional[dict] = None,
 ) -> DataReport:
     """Run ``fn`` on the whole data set for each accuracy and apply layers 1-2  [PT11 Sec. 3-5].
@@ -187,7 +200,9 @@ def validate_on_data(
     X, y : the data, as :func:`reference.load_libsvm` returns them (CSR) or dense.
     rho, Delta : the patterns y_k = l_k [x_k, rho, Delta e_k].
     epsilons : accuracies (PDM, PDM-succ) or beta values (PFM) to run.
-    max_iter : budget handed to ``fn``.
+    max_iter : budget handed to ``fn``; default DEFAULT_MAX_ITER on separable data.  On data
+        certified NOT separable (no Delta) PT11's algorithms cannot converge, so a budget must be
+        given explicitly (or pass Delta).
 
     Returns
     -------
@@ -201,6 +216,11 @@ def validate_on_data(
     P = reference.make_patterns(X, y, rho=rho, Delta=Delta)
     M = reference.margin_from_data(X, y, rho=rho, Delta=Delta)
     report = DataReport(algorithm=algorithm, margin=M)
+    if max_iter is None:
+        if M.separable is False:
+            raise ValueError("the data are certified NOT separable (Gordan): PT11's algorithms cannot converge on them; "
+                             "pass Delta (the extended space of PT11 Sec. 5) or an explicit max_iter")
+        max_iter = DEFAULT_MAX_ITER
     R = M.R
     for acc in epsilons:
         reference.data.check_real(DATA_ALGORITHMS[algorithm], acc, low=0, low_open=algorithm != "pfm", high=1 if algorithm != "pfm" else None)
