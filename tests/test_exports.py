@@ -25,7 +25,7 @@ FACES = {
     "theorems.validate": {
         "ALGORITHMS", "LAYERS", "CheckResult", "Case", "Failure", "Report", "validate", "parametrize_with_checks",
         "corpus", "make_case", "run_case", "evaluate", "export_cases", "write_corpus", "write_answers",
-        "validate_answers", "validate_trace", "load_callable",
+        "validate_answers", "validate_trace", "load_callable", "validate_on_data", "validate_data_answers",
     },
     "theorems.bounds": {
         "SCHEMA_VERSION", "CSV_COLUMNS", "Target", "TARGETS", "target_ids", "get_target", "evaluate_task",

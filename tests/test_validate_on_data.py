@@ -1,4 +1,4 @@
-"""Validation of PT11 implementations on a real data set (theorems.data_validation): a correct
+"""Validation of PT11 implementations on a real data set (theorems.validate.data): a correct
 implementation conforms; broken ones (feature indices off by one, a larger epsilon than claimed,
 a wrong layout, an early stop) are rejected with the pattern index and both sides."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import reference as ref
-from theorems.data_validation import validate_on_data
+from theorems.validate.data import validate_on_data
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_answers_computed_elsewhere_on_a_named_data_file(tmp_path, heart):
     import json
     import shutil
 
-    from theorems.data_validation import sha256_of, validate_data_answers
+    from theorems.validate.data import sha256_of, validate_data_answers
 
     with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
         shutil.copy(p, tmp_path / "heart.txt")
@@ -139,3 +139,32 @@ def test_non_separable_data_need_delta_or_a_budget(heart):
         validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,))
     r = validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,), max_iter=500)
     assert r.conforms and [c.id for c in r.checks] == ["answer.contract", "claim.max_iter"]
+
+
+def test_validate_with_data_and_the_cli(tmp_path, heart, capsys, monkeypatch):
+    import json
+    import shutil
+    import sys
+
+    from theorems import cli
+    from theorems.validate import validate
+
+    X, y = heart
+    r = validate("pdm", _lazy, data=(X, y), Delta=1.0, epsilons=(0.1,))
+    assert not r.conforms and r.failures[0].id == "guarantee.margin"
+    with pytest.raises(ValueError, match="data must be a pair"):
+        validate("pdm", ref.pdm, data=X)
+    mod = tmp_path / "impls.py"
+    mod.write_text(
+        "import reference\n"
+        "def good(X, y, eps, **kw):\n    return reference.pdm(X, y, eps, **kw)\n"
+        "def lazy(X, y, eps, **kw):\n    return reference.pdm(X, y, 0.5, **kw)\n"
+    )
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        shutil.copy(p, tmp_path / "heart.txt")
+    data = str(tmp_path / "heart.txt")
+    assert cli.main(["validate", "pdm", f"{mod}:good", "--data", data, "--Delta", "1", "--epsilon", "0.1"]) == 0
+    assert "conforms" in capsys.readouterr().out
+    assert cli.main(["validate", "pdm", f"{mod}:lazy", "--data", data, "--Delta", "1", "--epsilon", "0.1", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["conforms"] is False and any(c["id"] == "guarantee.margin" and not c["passed"] for c in out[0]["checks"])

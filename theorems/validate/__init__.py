@@ -76,6 +76,7 @@ from .checks import evaluate, run_case
 from .corpus import corpus
 from .files import export_cases, validate_answers, validate_trace, write_answers, write_corpus
 from .report import LAYERS, CheckResult, Failure, Report
+from .data import validate_data_answers, validate_on_data
 from .run import parametrize_with_checks, validate
 
 __all__ = [
@@ -97,4 +98,6 @@ __all__ = [
     "validate_answers",
     "validate_trace",
     "load_callable",
+    "validate_on_data",
+    "validate_data_answers",
 ]

@@ -35,6 +35,17 @@ def add_arguments(sub) -> None:
     v.add_argument("--subset", action="store_true", help="with --answers: check only the cases answered (default: a corpus "
                                                          "case without an answer fails)")
     v.add_argument("--json", action="store_true")
+    g = v.add_argument_group("validation on a data set (PT11 algorithms; layers 1-2 with the certified margin)")
+    g.add_argument("--data", default=None, help="LIBSVM file (.gz ok): run the implementation on the whole data set")
+    g.add_argument("--n-features", type=int, default=None, help="number of features of the LIBSVM file")
+    g.add_argument("--rho", type=lambda t: None if t.lower() == "none" else float(t), default=1.0,
+                   help="augmentation (default 1.0; 'none' for no bias)")
+    g.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5")
+    g.add_argument("--epsilon", type=float, nargs="+", default=[0.1], help="accuracies (beta values for pfm) to run")
+    g.add_argument("--max-iter", type=int, default=None, help="budget handed to the implementation")
+    g.add_argument("--data-answers", default=None,
+                   help="answers computed elsewhere on a data file named by file name and sha256 (kind 'data-answers')")
+    g.add_argument("--data-dir", default=None, help="where to look for the data file of --data-answers")
     e = sub.add_parser("export-cases", help="write the validation corpus (JSON, schema_version 1) for implementations in any language")
     e.add_argument("directory")
     e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, default=None)
@@ -45,7 +56,24 @@ def cmd_validate(args) -> int:
 
     reports: List[Report] = []
     skip = tuple(f.strip() for f in args.skip_flags.split(",") if f.strip())
-    if args.answers or args.trace:
+    if getattr(args, "data_answers", None):
+        from .data import validate_data_answers
+
+        reports += validate_data_answers(args.data_answers, args.data_dir)
+    elif getattr(args, "data", None):
+        import reference
+
+        if not args.algorithm or not args.callable:
+            raise ValueError("pass ALGORITHM MODULE:CALLABLE with --data FILE")
+        X, y = reference.load_libsvm(args.data, n_features=args.n_features)
+        impl = load_callable(args.callable)
+        if args.kwargs:
+            import functools
+
+            impl = functools.partial(impl, **json.loads(args.kwargs))
+        reports.append(validate(args.algorithm, impl, data=(X, y), rho=args.rho, Delta=args.Delta,
+                                epsilons=args.epsilon, max_iter=args.max_iter))
+    elif args.answers or args.trace:
         if args.answers:
             reports += validate_answers(args.answers, args.cases, strict=args.strict, subset=args.subset, skip_flags=skip)
         if args.trace:

@@ -18,7 +18,9 @@ from .search import _hypothesis_search
 
 def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool = False, seed: int = 0,
              timeout: Optional[float] = TIMEOUT, cap: int = CAP, hypothesis: bool = True, cases_dir=None,
-             skip_flags: Sequence[str] = (), database=None) -> Report:
+             skip_flags: Sequence[str] = (), database=None,
+             data=None, rho: Optional[float] = 1.0, Delta: Optional[float] = None, epsilons=(0.1,),
+             max_iter: Optional[int] = None):
     """Check ``impl`` against ``reference.<algorithm>``: layers 1-2 (and 3 with ``strict``).
 
     Parameters
@@ -42,16 +44,13 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     cases_dir : path, optional
         Run the cases of ``<cases_dir>/<algorithm>.json`` (a corpus written by ``margins
         export-cases`` or by ``margins bounds --search``) instead of the fixed corpus.
-    skip_flags : sequence of str
-        Edge-case classes not to run (cases and hypothesis instances with any of these flags,
-        e.g. ``("n1",)`` for an implementation that refuses one-point data); reported in the notes.
-    database : path, optional
-        A hypothesis example database directory: failing examples are saved there and replayed
-        first on the next run.  Default None: no database, nothing written anywhere, and the
-        verdict is a function of (implementation, seed, budget) alone.
-
-    The first call that times out ends the run (the verdict is then "does not conform" within
-    about ``timeout`` seconds, not after one timeout per case).
+             skip_flags: Sequence[str] = (), database=None,
+    data : (X, y), optional
+        Validate a PT11 implementation on this whole data set instead (X dense or CSR, as
+        ``reference.load_libsvm`` returns it): layers 1-2 with the certified gamma_d of the
+        patterns (``rho``, ``Delta``), one run per accuracy in ``epsilons`` (``max_iter`` its
+        budget); returns a :class:`theorems.validate.data.DataReport`
+        (:func:`theorems.validate.data.validate_on_data`).
 
     Returns
     -------
@@ -63,6 +62,13 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     if not callable(impl):
         raise ValueError(f"impl must be callable, got {type(impl).__name__}")
+    if data is not None:
+        from .data import validate_on_data
+
+        if not (isinstance(data, tuple) and len(data) == 2):
+            raise ValueError("data must be a pair (X, y)")
+        return validate_on_data(algorithm, impl, data[0], data[1], rho=rho, Delta=Delta, epsilons=tuple(epsilons),
+                                max_iter=max_iter)
     t0 = time.perf_counter()
     report = Report(algorithm=algorithm, implementation=_name_of(impl), conforms=True, strict=strict)
     failures: Dict[str, Failure] = {}

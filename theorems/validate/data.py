@@ -1,6 +1,6 @@
 """Validate a PT11 implementation on a real data set: layers 1-2 with the certified margin.
 
-    from theorems.data_validation import validate_on_data
+    from theorems.validate.data import validate_on_data
     report = validate_on_data("pdm", my_pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,))
     report.conforms, print(report.format())
 
@@ -42,7 +42,7 @@ import numpy as np
 import reference
 from reference.result import verify_separator_patterns
 
-from . import paper_bounds
+from .. import paper_bounds
 
 __all__ = ["DATA_ALGORITHMS", "DataCheck", "DataReport", "validate_on_data", "validate_data_answers", "sha256_of"]
 
