@@ -33,6 +33,7 @@ MUTANTS = [
     _m("nkp", rp.nkp_argmax),
     _m("snkp", sm.snkp_theta_k2),
     _m("snkp", sm.snkp_mu_frozen),
+    _m("snkp", sm.snkp_max_shift_softmax),
     _m("snkp", sm.snkp_stale_best_response),
     _m("snkpvn", sm.snkpvn_no_projection),
     _m("snkpvn", sm.snkpvn_mu0_two),
@@ -49,4 +50,4 @@ MUTANTS = [
     _m("pdm_succ", pt11.pdm_succ_restarts),
 ]
 
-FAST = ["perceptron_strict_less", "nkp_theta_off", "snkp_theta_k2", "snkpvn_no_projection", "nvn_squared_test", "pdm_off_by_one"]
+FAST = ["perceptron_strict_less", "perceptron_ignores_rule", "nkp_theta_off", "snkp_theta_k2", "snkp_max_shift_softmax", "snkpvn_no_projection", "nvn_squared_test", "pdm_off_by_one"]

@@ -20,11 +20,18 @@ def _gnorm(G, v):
     return float(np.sqrt(max(v @ G @ v, 0.0)))
 
 
-def _snkp(G, max_iter, trace, *, theta=lambda k: 2.0 / (k + 3), update_mu=True, stale_p=False):
+def _softmax_max_shift(v):
+    """exp(v - min(v)): the shift on the wrong side, so the largest entry is exp((max - min) / mu)."""
+    z = np.exp(v - np.min(v))
+    return z / z.sum()
+
+
+def _snkp(G, max_iter, trace, *, theta=lambda k: 2.0 / (k + 3), update_mu=True, stale_p=False, softmax=_softmax):
     G = np.asarray(G, dtype=float)
     n = G.shape[0]
     a = np.full(n, 1.0 / n)
     mu = 2.0
+    _softmax = softmax
     p = _softmax(-(G @ a) / mu)
     k = 0
     states = [{"k": 0, "alpha": a.copy(), "p": p.copy(), "mu": mu}] if trace else None
@@ -48,6 +55,12 @@ def _snkp(G, max_iter, trace, *, theta=lambda k: 2.0 / (k + 3), update_mu=True, 
 def snkp_theta_k2(G, *, max_iter=10_000, trace=False):
     """theta_k = 1/(k+2) instead of 2/(k+3)."""
     return _snkp(G, max_iter, trace, theta=lambda k: 1.0 / (k + 2))
+
+
+def snkp_max_shift_softmax(G, *, max_iter=10_000, trace=False):
+    """The softmax exp(-G alpha / mu) is shifted by max(G alpha) instead of min(G alpha): it
+    overflows (NaN) once mu_k is small, i.e. on runs longer than about 50 iterations."""
+    return _snkp(G, max_iter, trace, softmax=_softmax_max_shift)
 
 
 def snkp_mu_frozen(G, *, max_iter=10_000, trace=False):

@@ -21,7 +21,21 @@ def _corpus_instances() -> List[Instance]:
     insts.append(S.planted_infeasible("random", 3, 5, m=6))
     insts.append(S.random_kernel_instance("gaussian", 8, 2, seed=3, sigma=1.0))
     insts.append(S.random_kernel_instance("polynomial", 6, 2, seed=4, degree=2, c=1.0))
+    insts.append(_long_run())
     return insts
+
+
+def _long_run() -> Instance:
+    """A long, ill-conditioned run: 7 points with margin rho = 3e-4, on which SNKP needs about
+    3,000 iterations (SNKPVN about 4,800), so mu_k falls to ~1e-7 and (G alpha)/mu_k spans
+    ~1e5: an implementation that is only right while exp(-(G alpha)/mu_k) does not overflow or
+    underflow (a softmax shifted by the wrong end) fails here, and nowhere on short runs."""
+    from dataclasses import replace
+
+    from ..instances import strategies as S
+
+    inst = S.planted_separable(5, 3, 4, 3e-4, seed=0)
+    return replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("small_margin", "long_run"))))
 
 
 def corpus(algorithm: str, cap: int = CAP) -> List[Case]:
