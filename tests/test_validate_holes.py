@@ -243,3 +243,14 @@ def test_sklearn_perceptron_worked_example():
     assert all(cases[cid].reference["status"] == "max_iter" for cid, _ in r.failing["strict.trajectory"])
     r = validate("perceptron", sk.perceptron_defaults, budget=0, skip_flags=("one_class",))
     assert not r.conforms and r.failed_checks == ["bound.iterations"] and "guarantees termination" in r.failures[0].message
+
+
+def test_zoo_partial_answers_file_rejected(capsys):
+    """The zoo's answers file: correct answers, but to 3 cases of the corpus only."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "mutants" / "partial_answers.json"
+    assert len(json.loads(path.read_text())["answers"]) == 3
+    assert cli.main(["validate", "--answers", str(path)]) == 1
+    assert "not answered" in capsys.readouterr().out
+    assert cli.main(["validate", "--answers", str(path), "--subset"]) == 0
