@@ -38,13 +38,23 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     strict : bool
         Add layer 3 (step-by-step agreement with the reference trajectory).
     seed : int
-        0 = derandomized (the same run every time); anything else seeds hypothesis.
+        Seeds the hypothesis search: the same seed and budget draw the same instances on every
+        run, in every directory.
     timeout : float
-        Seconds per call before the implementation is declared non-terminating (main thread only).
+        Seconds per call before the implementation is declared non-terminating (main thread
+        only).  The first call that times out ends the run: the verdict comes within about
+        ``timeout`` seconds, not after one timeout per case.
     cases_dir : path, optional
         Run the cases of ``<cases_dir>/<algorithm>.json`` (a corpus written by ``margins
         export-cases`` or by ``margins bounds --search``) instead of the fixed corpus.
-             skip_flags: Sequence[str] = (), database=None,
+    skip_flags : sequence of str
+        Edge-case classes not to run (cases and hypothesis instances with any of these flags,
+        e.g. ``("one_class",)`` for a library that refuses data with one label); reported in the
+        notes.
+    database : path, optional
+        A hypothesis example database directory: failing examples are saved there and replayed
+        first on the next run.  Default None: no database, nothing written anywhere, and the
+        verdict is a function of (implementation, seed, budget) alone.
     data : (X, y), optional
         Validate a PT11 implementation on this whole data set instead (X dense or CSR, as
         ``reference.load_libsvm`` returns it): layers 1-2 with the certified gamma_d of the
@@ -55,8 +65,9 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     Returns
     -------
     Report
-        ``conforms``, per-check counts, the failures (first one per check), and ``minimal``: the
-        smallest failing instance with the reference's answer beside the implementation's.
+        ``conforms``, per-check counts, the failures (first one per check), ``failing`` (every
+        failing case per check), ``refusals``, and ``minimal``: the smallest failing instance
+        with the reference's answer beside the implementation's.
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
