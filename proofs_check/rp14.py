@@ -784,6 +784,50 @@ def lemma7_simplex(claimed=Q(1, 2)):
     return res
 
 
+@register(
+    "RP14.Lemma7.planar",
+    P,
+    "Lemma 7 in the plane (d = 2), erratum E-A2",
+    "d = 2: |rho_K| dist(q, W)/||q||_G <= max{1, sqrt(3/2) |rho_K|}; so the printed first term holds whenever "
+    "delta_max <= sqrt(2/3)",
+    perturb=dict(C2=Q(6, 5)),
+)
+def lemma7_planar(C2=Q(3, 2)):
+    """[RP14 Lemma 7, E-A2] Let u = Y phi q/||q||_G, b = -rho u the point where the ray -u leaves the
+    hull (rho >= r = |rho_K|), on the edge [z_1, z_2] at distance h >= r from 0.  The limit step
+    (``RP14.Lemma7.limit``) holds for any alpha with Y phi alpha = -s u; with
+    alpha = (1 - theta) p* + theta gamma (gamma the edge weights of b, s = theta rho):
+    ``(r/s) ||p* - alpha|| = (r/rho) ||p* - gamma||`` (identity), and by the cross-term step
+    ``||p* - gamma||^2 <= 1/2 + ||gamma||^2``.  Unit vectors: z_{1,2} = (h, +-L), L^2 = 1 - h^2,
+    b = (h, x), |x| <= L: gamma = ((1 + x/L)/2, (1 - x/L)/2), ||gamma||^2 = 1/2 + x^2/(2L^2),
+    rho^2 = h^2 + x^2 (identities).  So c^2 <= F(X) = r^2 (2L^2 + X)/(2L^2 (h^2 + X)), X = x^2 in
+    [0, L^2], whose derivative r^2 (h^2 - 2L^2)/(2L^2 (h^2 + X)^2) has one sign: the max is at an
+    end, F(0) = r^2/h^2 <= 1 and F(L^2) = (3/2) r^2 <= ``C2`` r^2.  (h = 2m/(1 + m^2), L = (1 - m^2)/(1 + m^2),
+    m = 1/(1 + k); r = h/(1 + w).)"""
+    k, w, th, X = sp.symbols("k w theta X", positive=True)
+    m = 1 / (1 + k)
+    h = 2 * m / (1 + m**2)
+    L = (1 - m**2) / (1 + m**2)
+    rr = h / (1 + w)
+    x = sp.Symbol("x", real=True)
+    pv, gv = sp.symbols("pv gv", real=True)  # a coordinate of p*, gamma
+    rho_ = sp.Symbol("rho_b", positive=True)
+    alpha = (1 - th) * pv + th * gv
+    r1 = identity((pv - alpha) / (th * rho_), (pv - gv) / rho_, "(1/s)(p* - alpha) = (1/rho)(p* - gamma), s = theta rho")
+    g1, g2 = (1 + x / L) / 2, (1 - x / L) / 2
+    r2 = combine(identity(g1 * h + g2 * h, h, "b_1 = h"), identity(g1 * L - g2 * L, x, "b_2 = x"),
+                 identity(g1 + g2, 1, "sum gamma = 1"), identity(h**2 + L**2, 1, "||z_i|| = 1"),
+                 identity(g1**2 + g2**2, Q(1, 2) + x**2 / (2 * L**2), "||gamma||^2"))
+    F = rr**2 * (Q(1, 2) + Q(1, 2) + X / (2 * L**2)) / (h**2 + X)
+    r3 = identity(sp.diff(F, X), rr**2 * (h**2 - 2 * L**2) / (2 * L**2 * (h**2 + X) ** 2), "F'(X): one sign on [0, L^2]")
+    r4 = nonneg(1 - F.subs(X, 0), [k, w], what="1 - F(0) (r <= h)")
+    r5 = combine(identity(F.subs(X, L**2), Q(3, 2) * rr**2, "F(L^2) = (3/2) r^2"),
+                 nonneg(C2 * rr**2 - F.subs(X, L**2), [k, w], what="C2 r^2 - F(L^2)"))
+    res = combine(r1, r2, r3, r4, r5)
+    res.method = "identity + derivative + factored sign"
+    return res
+
+
 # the exact counterexample to the printed Lemma 7 (d = 2, n = 8, labels +1, unit circle)
 LEMMA7_COUNTEREXAMPLE = dict(
     points=[(Q(999999, 1000001), Q(2000, 1000001)), (Q(21, 29), Q(20, 29)), (0, 1), (Q(-21, 29), Q(20, 29)),
