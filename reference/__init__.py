@@ -7,6 +7,7 @@ Every algorithm runs in float64 or, with ``precision=<digits>``, in mpmath, with
 and returns a :class:`Result` whose claim was verified before it was returned.
 """
 
+from .algorithms import SPECS
 from .arithmetic import Arithmetic, arithmetic, g_norm, project_simplex, softmax
 from .data import augment, drop_zero_rows, extend, load_libsvm, load_npz, reflect
 from .dynamic_margin import pdm, pdm_succ, pfm
@@ -19,18 +20,7 @@ from .result import CERTIFICATE, MAX_ITER, SEPARATOR, Result
 from .smoothed import isnkpvn, snkp, snkpvn
 from .von_neumann import nvn
 
-ALGORITHMS = (
-    "perceptron",
-    "normalized_perceptron",
-    "nkp",
-    "snkp",
-    "nvn",
-    "snkpvn",
-    "isnkpvn",
-    "pfm",
-    "pdm",
-    "pdm_succ",
-)
+ALGORITHMS = tuple(SPECS)  # the ten algorithms, in the papers' order (reference.algorithms.SPECS)
 
 __all__ = [
     "ALGORITHMS",

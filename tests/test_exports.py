@@ -90,3 +90,21 @@ def test_pin_rejects_a_drifted_face(monkeypatch):
     monkeypatch.setattr(v, "__all__", [n for n in v.__all__ if n != "make_case"])
     with pytest.raises(AssertionError):
         test_public_face_is_pinned("theorems.validate")
+
+
+def test_algorithm_table_matches_the_reference_functions():
+    """reference.algorithms.SPECS (read by the harness, the CLI and the explorer) agrees with the
+    functions themselves: the data they take and their positional arguments, in order."""
+    import inspect
+
+    import reference
+    from reference.algorithms import SPECS
+
+    assert tuple(SPECS) == reference.ALGORITHMS
+    for name, spec in SPECS.items():
+        params = [p.name for p in inspect.signature(getattr(reference, name)).parameters.values()
+                  if p.kind is p.POSITIONAL_OR_KEYWORD]
+        data = ["G"] if spec.data == "gram" else ["X", "y"]
+        assert params[:len(data)] == data, name
+        assert tuple(params[len(data):]) == spec.positional, name
+        assert set(spec.statuses) <= set(reference.result.STATUSES) and "max_iter" in spec.statuses

@@ -21,6 +21,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 import reference
+from reference.algorithms import SPECS
 
 from .registry import REGISTRY
 from .text import fmt, table
@@ -66,6 +67,13 @@ def _load_data(args):
         X, y, kept = drop_zero_rows(X, y)
         print(f"--drop-zero-rows: dropped {n0 - kept.size} of {n0} points", file=sys.stderr)
     return X, y
+
+
+DEFAULT_ACCURACY = 1e-3  # margins run: epsilon of NVN / ISNKPVN and delta of SNKPVN when not given
+
+
+def _accuracy(value: Optional[float]) -> float:
+    return DEFAULT_ACCURACY if value is None else value
 
 
 def _budget_keywords(args) -> dict:
@@ -119,10 +127,10 @@ def _margins_for_run(args, name, X, y, res, G=None):
         achieved_g = None
     if args.kernel != "linear":
         return achieved_g, None
-    pt11 = name in ("pfm", "pdm", "pdm_succ")
+    pt11 = SPECS[name].data == "patterns"
     rho = (1.0 if args.rho is None else args.rho) if pt11 else args.rho
     Delta = args.Delta if pt11 else None
-    normalize = name not in ("perceptron", "pfm", "pdm", "pdm_succ")
+    normalize = name != "perceptron" and not pt11
     achieved = achieved_g
     if res.w is not None:
         P = reference.make_patterns(X, y, rho=rho, Delta=Delta)
@@ -147,9 +155,9 @@ def cmd_run(args) -> int:
         kernel_params = {"degree": args.degree, "c": args.c}
     elif args.kernel == "gaussian":
         kernel_params = {"sigma": args.sigma}
-    if name in ("perceptron", "normalized_perceptron"):
+    if SPECS[name].data == "primal":
         res = fn(X, y, rho=args.rho, **kw)
-    elif name in ("pfm", "pdm", "pdm_succ"):
+    elif SPECS[name].data == "patterns":
         kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
                   active_sets=args.active_sets, multiple_updates=args.multiple_updates)
         if not args.json and not args.quiet and args.engine == "textbook":  # (the compiled engine reports nothing mid-run)
@@ -166,12 +174,12 @@ def cmd_run(args) -> int:
         else:
             G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
         if name == "nvn":
-            res = fn(G, args.epsilon if args.epsilon is not None else 1e-3, **kw)
+            res = fn(G, _accuracy(args.epsilon), **kw)
         elif name == "snkpvn":
             q = np.full(X.shape[0], 1.0 / X.shape[0])
-            res = fn(G, q, args.delta if args.delta is not None else 1e-3, **kw)
+            res = fn(G, q, _accuracy(args.delta), **kw)
         elif name == "isnkpvn":
-            res = fn(G, args.gamma, args.epsilon if args.epsilon is not None else 1e-3, **kw)
+            res = fn(G, args.gamma, _accuracy(args.epsilon), **kw)
         else:
             res = fn(G, **kw)
     seconds = time.perf_counter() - t_start
@@ -191,7 +199,7 @@ def cmd_run(args) -> int:
         if achieved is not None:
             print(f"{'achieved':>10}: margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)")
         if certified is not None:
-            what = "gamma_d" if name in ("pfm", "pdm", "pdm_succ") else ("rho" if name == "perceptron" else "rho_K = rho_2")
+            what = "gamma_d" if SPECS[name].data == "patterns" else ("rho" if name == "perceptron" else "rho_K = rho_2")
             print(f"{'certified':>10}: {certified.lower!r} <= {what} <= {certified.upper!r}"
                   + (f"  (achieved / certified = {achieved / certified.upper:.6g})" if achieved is not None and certified.upper > 0 else ""))
         for k in ("alpha", "w", "p"):

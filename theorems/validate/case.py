@@ -20,30 +20,12 @@ from .answer import normalize_answer
 from .schema import from_number, to_jsonable
 
 ALGORITHMS = tuple(reference.ALGORITHMS)
-RP14_PRIMAL = ("perceptron", "normalized_perceptron")
-RP14_GRAM = ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
-PT11 = ("pfm", "pdm", "pdm_succ")
-STATUSES = {
-    "perceptron": ("separator", "max_iter"),
-    "normalized_perceptron": ("separator", "max_iter"),
-    "nkp": ("separator", "max_iter"),
-    "snkp": ("separator", "max_iter"),
-    "nvn": ("separator", "certificate", "max_iter"),
-    "snkpvn": ("separator", "certificate", "max_iter"),
-    "isnkpvn": ("separator", "certificate", "max_iter"),
-    "pfm": ("separator", "max_iter"),
-    "pdm": ("separator", "max_iter"),
-    "pdm_succ": ("separator", "max_iter"),
-}
-# positional parameters after the data, in the reference's order
-POSITIONAL = {
-    "nvn": ("epsilon",),
-    "snkpvn": ("q", "delta"),
-    "isnkpvn": ("gamma", "epsilon"),
-    "pfm": ("beta",),
-    "pdm": ("epsilon",),
-    "pdm_succ": ("epsilon", "eta"),
-}
+_SPECS = reference.algorithms.SPECS  # the one table: data kind, positional arguments, statuses
+RP14_PRIMAL = tuple(a for a in ALGORITHMS if _SPECS[a].data == "primal")
+RP14_GRAM = tuple(a for a in ALGORITHMS if _SPECS[a].data == "gram")
+PT11 = tuple(a for a in ALGORITHMS if _SPECS[a].data == "patterns")
+ALLOWED_STATUSES = {a: _SPECS[a].statuses for a in ALGORITHMS}
+POSITIONAL = {a: _SPECS[a].positional for a in ALGORITHMS if _SPECS[a].positional}  # after the data
 KEYWORDS = ("normalize", "rule", "rho", "Delta", "max_iter", "max_epochs", "trace")
 
 CAP = 20_000  # largest budget handed to an implementation

@@ -13,7 +13,7 @@ import reference
 from reference.arithmetic import Arithmetic
 
 from .call import TIMEOUT, call_impl
-from .case import Case, PT11, _reference_trace, RP14_GRAM, STATUSES
+from .case import ALLOWED_STATUSES, PT11, RP14_GRAM, Case, _reference_trace
 from .report import CheckResult, FAIL, Failure, NOTE, PASS, REFUSED, _short, SKIP
 from .schema import to_jsonable
 
@@ -95,8 +95,8 @@ def check_contract(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
     if "error" in ans:
         return [CheckResult(cid, FAIL, ans["error"])]
     st = ans.get("status")
-    if st not in STATUSES[case.algorithm]:
-        return [CheckResult(cid, FAIL, f"status {st!r} is not one of {STATUSES[case.algorithm]}")]
+    if st not in ALLOWED_STATUSES[case.algorithm]:
+        return [CheckResult(cid, FAIL, f"status {st!r} is not one of {ALLOWED_STATUSES[case.algorithm]}")]
     it = ans.get("iterations")
     if it is not None and (not isinstance(it, (int, np.integer)) or it < 0):  # None: no counter (a capability it lacks)
         return [CheckResult(cid, FAIL, f"iterations {it!r} is not a nonnegative integer (or None: no counter)")]
