@@ -58,6 +58,7 @@ import reference
 
 from . import paper_bounds
 from .instances import Instance
+from .memo import code_fingerprint
 from .registry import Verdict, register, slack_of
 
 __all__ = [
@@ -116,8 +117,9 @@ _GAMMA_CACHE: "weakref.WeakKeyDictionary[Instance, Dict[Any, Any]]" = weakref.We
 
 
 def gamma_d(instance: Instance, rho=None, Delta=None):
-    """The certified directional margin of the patterns: ``reference.margin(P @ P.T)`` (cached)."""
-    key = (_rho(instance, rho), None if Delta is None else float(Delta))
+    """The certified directional margin of the patterns: ``reference.margin(P @ P.T)`` (cached per
+    instance and per reference code: :mod:`theorems.memo`)."""
+    key = (_rho(instance, rho), None if Delta is None else float(Delta), code_fingerprint())  # not past a monkeypatch
     per = _GAMMA_CACHE.setdefault(instance, {})
     if key not in per:
         P = patterns(instance, rho, Delta)

@@ -42,6 +42,7 @@ from reference.smoothed import smoothed_loss, smoothed_loss_q
 
 from . import paper_bounds
 from .instances import Instance
+from .memo import code_fingerprint
 from .registry import REGISTRY, Verdict, register
 
 __all__ = [
@@ -131,7 +132,8 @@ def _alpha_samples(inst: Instance, n: int, count: int = 12) -> List[np.ndarray]:
     return [a for a in out if np.any(a != 0)]
 
 
-# traces of the reference algorithms, cached per instance (only when no algorithm is injected)
+# traces of the reference algorithms, cached per instance and reference code (theorems.memo; only
+# when no algorithm is injected)
 _TRACE_CACHE: "weakref.WeakKeyDictionary[Instance, Dict]" = weakref.WeakKeyDictionary()
 
 
@@ -139,9 +141,10 @@ def _run(inst: Instance, key: str, fn: Callable[[], object], injected: bool):
     if injected:
         return fn()
     cache = _TRACE_CACHE.setdefault(inst, {})
-    if key not in cache:
-        cache[key] = fn()
-    return cache[key]
+    k = (key, code_fingerprint())  # a run of patched reference code is not a run of the reference
+    if k not in cache:
+        cache[k] = fn()
+    return cache[k]
 
 
 # -- the witness set W and dist(q, W) --------------------------------------------------------------

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 import reference
 
 from .. import paper_bounds as pbounds
+from ..memo import Memo
 from ..instances import Instance
 from .answer import normalize_answer
 from .schema import from_number, to_jsonable
@@ -133,16 +133,19 @@ def _answer_json(a: Mapping[str, Any]) -> dict:
     return out
 
 
-@lru_cache(maxsize=512)
-def _margin_cached(shape: Tuple[int, int], data: bytes) -> Tuple[float, float]:
-    m = reference.margin(np.frombuffer(data, dtype=np.float64).reshape(shape))
-    return float(m.lower), float(m.upper)
+_MARGINS = Memo(512)
 
 
 def _margin(K: np.ndarray) -> Tuple[float, float]:
-    """The certified margin interval (lower, upper) of ``K`` (cached on its bytes)."""
+    """The certified margin interval (lower, upper) of ``K`` (cached on its bytes and on the
+    reference code: :mod:`theorems.memo`)."""
     K = np.ascontiguousarray(np.asarray(K, dtype=np.float64))
-    return _margin_cached(K.shape, K.tobytes())
+
+    def compute():
+        m = reference.margin(K)
+        return float(m.lower), float(m.upper)
+
+    return _MARGINS.get((K.shape, K.tobytes()), compute)
 
 
 def _slug(s: str) -> str:

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import List, Tuple
 
 from ..instances import Instance
+from ..memo import Memo
 from .case import CAP, Case, make_case, PT11
 
 
@@ -38,11 +38,14 @@ def _long_run() -> Instance:
     return replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("small_margin", "long_run"))))
 
 
+_CORPORA = Memo(32)
+
+
 def corpus(algorithm: str, cap: int = CAP) -> List[Case]:
-    return list(_corpus(algorithm, cap))
+    """The fixed corpus of ``algorithm`` (built once per reference code: :mod:`theorems.memo`)."""
+    return list(_CORPORA.get((algorithm, cap), lambda: _corpus(algorithm, cap)))
 
 
-@lru_cache(maxsize=32)
 def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
     """The fixed, deterministic corpus of ``algorithm`` (what ``margins export-cases`` writes):
     every edge case of :func:`theorems.strategies.degenerate_cases`, RP14's worked example, planted

@@ -1,0 +1,65 @@
+"""The one memo of ``theorems``: results of the reference cached so that no cache outlives a
+monkeypatch.
+
+A result of ``reference`` depends on its input *and on the code that computed it*.  Tests (and
+the checks' "can fail" self-tests) replace reference functions with broken ones; a cache keyed
+on the input alone would hand the broken result to the next caller, or an earlier correct one
+to a test that has just broken the code -- and the suite would depend on its order.  So every
+key carries :func:`code_fingerprint`: the identities of every callable bound in the ``reference``
+modules at the time of the call.  Rebinding any of them (``monkeypatch.setattr``, or undoing
+it) changes the fingerprint, and the stale entries are simply never found again.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Dict, Hashable, Tuple
+
+__all__ = ["code_fingerprint", "Memo"]
+
+# objects whose id is part of a fingerprint are kept alive, so an id is never reused by a new
+# object (a later monkeypatch) while a key holding it may still be looked up
+_ALIVE: Dict[int, Any] = {}
+
+
+def code_fingerprint() -> Tuple[int, ...]:
+    """The ids of the callables bound in ``reference`` and its submodules, right now."""
+    out = []
+    for name in sorted(n for n in sys.modules if n == "reference" or n.startswith("reference.")):
+        mod = sys.modules[name]
+        if mod is None:
+            continue
+        for v in list(vars(mod).values()):
+            if callable(v) and not isinstance(v, type):
+                i = id(v)
+                _ALIVE.setdefault(i, v)
+                out.append(i)
+    return tuple(out)
+
+
+class Memo:
+    """A bounded memo ``key -> value`` whose keys include :func:`code_fingerprint`.
+
+    ``maxsize`` entries at most (the oldest go first); ``clear()`` empties it.
+    """
+
+    def __init__(self, maxsize: int = 512) -> None:
+        self.maxsize = int(maxsize)
+        self._d: Dict[Tuple[Hashable, Tuple[int, ...]], Any] = {}
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value of ``compute()`` for ``key`` under the current reference code."""
+        k = (key, code_fingerprint())
+        if k in self._d:
+            return self._d[k]
+        v = compute()
+        if len(self._d) >= self.maxsize:
+            self._d.pop(next(iter(self._d)))
+        self._d[k] = v
+        return v
+
+    def clear(self) -> None:
+        self._d.clear()
+
+    def __len__(self) -> int:
+        return len(self._d)
