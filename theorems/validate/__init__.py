@@ -10,8 +10,9 @@ What is checked, in layers (each check has an id, reported with its outcome):
 
 * ``answer.contract``  the call returned (no exception, no timeout) an object with the Result
   attributes (or a mapping with those keys): ``status`` in {separator, certificate, max_iter} and
-  allowed for the algorithm, an integer ``iterations >= 0``, and the vector the status needs, of
-  the right length and finite.
+  allowed for the algorithm, an integer ``iterations >= 0`` (or None: no counter), and the vector
+  the status needs, of the right length and finite.  With answers files: every case of the
+  corpus is answered (unless ``subset=True``).
 * ``claim.separator``  a claimed separator separates, recomputed in float64 from the returned
   vector alone: y_i <w, x_i> > 0 (primal), G alpha > 0 (Gram algorithms), a.y_k > 0 on the
   augmented/extended patterns (PT11).  A zero vector, or an exact 0 margin, fails; a negative
@@ -57,6 +58,23 @@ or a different final status / counter, fails.
 
 Legitimate differences -- argmin tie-breaking, which misclassified point a Perceptron takes, a
 later (but valid) stopping iterate, float32 arithmetic on well-conditioned data -- pass layers 1-2.
+
+**The Perceptron's rule.**  A callable that accepts ``rule`` is passed the case's rule and held to
+it (layer 2 on its trace, layer 3 on its trajectory).  ``cyclic``: the first mistake scanning from
+the index after the last update, wrapping around (the scan continues; it does not restart at 0);
+``most_violated``: argmin_i y_i <w_k, x_i>.  A callable without ``rule`` claims none: the
+most-violated cases are skipped and any mistake is a legitimate update.
+
+**Capabilities, refusals, edge-case classes.**  ``iterations=None`` (no counter) skips the
+iteration-bound checks, as a missing trace skips ``invariant.trace``.  A ``ValueError`` raised on
+an edge case is a *refusal* (``Report.refusals``), reported apart from wrong answers and still
+not conforming; ``skip_flags`` (``--skip-flags``) leaves classes out (``one_class``, ``n1``,
+``long_run``, ...).  The report lists every failing case of every check (``Report.failing``).
+
+**Hangs and reproducibility.**  The first call that times out ends the run.  The hypothesis search
+is seeded (``seed``), draws without hypothesis' local-constants pool, writes nothing (its storage
+directory is a temporary one) and uses an example database only when given one (``database``),
+so a seed and budget give the same verdict on every run, in every directory.
 
 Instances: a fixed corpus of edge cases (:func:`corpus`, the same cases ``margins export-cases``
 writes) and instances drawn by hypothesis from :mod:`theorems.strategies`, with derandomized
