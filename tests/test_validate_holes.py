@@ -140,6 +140,18 @@ def test_hypothesis_search_stops_at_the_first_timeout_without_shrinking():
     assert f is not None and not f.shrunk and "no answer within" in f.message
 
 
+@pytest.mark.slow
+def test_hanging_pdm_rejected_within_a_minute_at_the_default_timeout():
+    """The issue's case: a PDM that ignores max_iter and forgets the bias was rejected after 380 s
+    (a 20 s timeout per case, then shrinking); now the first timeout ends the run."""
+    from tests.mutants import pt11 as mpt
+
+    t0 = time.perf_counter()
+    r = validate("pdm", mpt.pdm_own_budget_no_bias)
+    assert not r.conforms and time.perf_counter() - t0 < 60
+    assert any("stopped at the first timeout" in n for n in r.notes)
+
+
 # -- 6. the verdict does not depend on the directory or on what was imported ---------------------------
 
 

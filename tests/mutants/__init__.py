@@ -46,6 +46,7 @@ MUTANTS = [
     _m("pdm", pt11.pdm_off_by_one),
     _m("pdm", pt11.pdm_strict_less),
     _m("pdm", pt11.pdm_no_bias),
+    _m("pdm", pt11.pdm_own_budget_no_bias),
     _m("pfm", pt11.pfm_threshold_without_norm),
     _m("pdm_succ", pt11.pdm_succ_restarts),
 ]

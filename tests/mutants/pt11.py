@@ -67,6 +67,15 @@ def pdm_no_bias(X, y, epsilon, *, max_iter=100_000):
     return _answer(_pdm(_patterns(X, y, None), epsilon, max_iter))
 
 
+def pdm_own_budget_no_bias(X, y, epsilon, *, rho=1.0, Delta=None, max_iter=100_000):
+    """Ignores max_iter (runs its own budget of 10^8 epochs) and forgets the bias (its w carries a
+    0 in the bias coordinate): on data that need the bias it never converges, and takes hours to
+    give up."""
+    status, t, a = _pdm(_patterns(X, y, None, Delta), epsilon, 10**12, max_epochs=10**8)
+    d = np.asarray(X).shape[1]
+    return _answer((status, t, np.insert(a, d, 0.0)))
+
+
 def pfm_threshold_without_norm(X, y, beta, *, rho=1.0, Delta=None, max_iter=100_000):
     """PFM's condition a.y <= beta instead of a.y <= beta ||a||."""
     return _answer(_pdm(_patterns(X, y, rho, Delta), None, max_iter, threshold="fixed_no_norm", beta=beta))
