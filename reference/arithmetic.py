@@ -11,6 +11,10 @@ transcendental operations that numpy cannot dispatch (exp, log, sqrt) go through
 * :func:`g_norm`              -- the G-seminorm ||alpha||_G = sqrt(max(alpha^T G alpha, 0))
 * :func:`log_mean_exp`        -- mu log((1/n) sum exp(-v/mu)), the smoothed max  [RP14 L_mu]
 
+and the round-off model every verifier uses: :data:`UNIT_ROUNDOFF` (u of IEEE binary64),
+:func:`gamma` (Higham's gamma_k), :func:`quadratic_form` (p^T G p with a rigorous error bound)
+and :func:`g_norm_upper` (a rigorous upper bound on ||p||_G for the G and p as stored).
+
 This module is the *only* place where these concepts are implemented.
 """
 
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Tuple
 
 import mpmath
 import numpy as np
@@ -33,7 +37,28 @@ __all__ = [
     "g_norm",
     "log_mean_exp",
     "to_float",
+    "UNIT_ROUNDOFF",
+    "MIN_PRECISION",
+    "MAX_PRECISION",
+    "gamma",
+    "quadratic_form",
+    "g_norm_upper",
+    "pow2_exponent",
+    "scale_rows_pow2",
+    "rescale_pow2",
 ]
+
+#: Unit round-off u of IEEE binary64 with round-to-nearest: fl(x op y) = (x op y)(1 + d),
+#: |d| <= u, for +, -, *, /, sqrt (away from underflow).  The one definition of the project.
+UNIT_ROUNDOFF = 2.0**-53
+#: Smallest positive subnormal binary64: the absolute error of a product that underflows is
+#: at most half of it, so ``UNDERFLOW`` bounds it generously.
+UNDERFLOW = 2.0**-1074
+#: ``precision=`` accepts D decimal digits with MIN_PRECISION <= D <= MAX_PRECISION: fewer digits
+#: than float64 carries would round the user's matrix (and check the claim on the rounded one);
+#: more than MAX_PRECISION makes every mpmath operation slow without a use.
+MIN_PRECISION = 16
+MAX_PRECISION = 1000
 
 
 #: Machine epsilon of IEEE float64, 2^-52: the gap between 1 and the next float.
@@ -68,9 +93,17 @@ class Arithmetic:
 
     @property
     def eps(self):
-        """Unit round-off of this arithmetic (2^-52 or 10^-dps)."""
+        """Machine epsilon of this arithmetic (2^-52 = 2u, or 10^-dps); used for tolerances."""
         if self.dps is None:
-            return float(np.finfo(np.float64).eps)
+            return 2 * UNIT_ROUNDOFF
+        return mpmath.mpf(10) ** (-self.dps)
+
+    @property
+    def u(self):
+        """Unit round-off: :data:`UNIT_ROUNDOFF` in float64; 10^-dps >= 2^-prec in mpmath
+        (mpmath rounds every operation correctly at its working precision)."""
+        if self.dps is None:
+            return UNIT_ROUNDOFF
         return mpmath.mpf(10) ** (-self.dps)
 
     @contextlib.contextmanager
@@ -145,17 +178,26 @@ class Arithmetic:
 def arithmetic(precision: Optional[int] = None) -> Arithmetic:
     """Validate ``precision`` and return the matching :class:`Arithmetic`.
 
+    ``precision`` below :data:`MIN_PRECISION` (16) digits is rejected rather than honoured: it
+    would round the user's matrix to fewer digits than float64 holds, and a claim verified on
+    the rounded matrix is not a claim about the one passed in.
+
     Raises
     ------
     ValueError
-        If ``precision`` is not ``None`` or a positive integer.
+        If ``precision`` is not ``None`` or an integer in [MIN_PRECISION, MAX_PRECISION].
     """
     if precision is None:
         return Arithmetic(None)
-    if isinstance(precision, bool) or not isinstance(precision, (int, np.integer)) or precision < 1:
+    if (
+        isinstance(precision, bool)
+        or not isinstance(precision, (int, np.integer))
+        or not MIN_PRECISION <= precision <= MAX_PRECISION
+    ):
         raise ValueError(
-            f"precision must be None (float64) or a positive integer number of decimal digits, "
-            f"got {precision!r}; pass e.g. precision=50"
+            f"precision must be None (float64) or an integer number of decimal digits from "
+            f"{MIN_PRECISION} (float64 carries about 16) to {MAX_PRECISION}, got {precision!r}; "
+            "pass e.g. precision=50, or None for float64"
         )
     return Arithmetic(int(precision))
 
@@ -206,6 +248,88 @@ def project_simplex(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     tau = (c[r] - one) / ar.scalar(r + 1)
     zero = ar.scalar(0)
     return np.array([x - tau if x - tau > zero else zero for x in v], dtype=v.dtype)
+
+
+def pow2_exponent(a) -> int:
+    """The e with max|a| = m 2^e, 1/2 <= m < 1 (0 for an all-zero or empty ``a``): multiplying
+    ``a`` by 2^-e (``np.ldexp(a, -e)``) is exact and brings its largest entry into [1/2, 1)."""
+    a = np.asarray(a, dtype=np.float64)
+    top = float(np.max(np.abs(a))) if a.size else 0.0
+    return int(np.frexp(top)[1]) if top > 0 else 0
+
+
+def scale_rows_pow2(A: np.ndarray) -> np.ndarray:
+    """Each row of the float64 array ``A`` multiplied by the power of two that brings its largest
+    |entry| into [1/2, 1).
+
+    Exact (only entries more than 2^1074 times smaller than their row's largest underflow), and
+    it changes no direction: ``x_i / ||x_i||`` and every normalized quantity is the same, bit for
+    bit, but squared norms and inner products can no longer overflow (||x||^2 for ||x|| > 1.3e154)
+    or underflow (||x|| < 1.5e-154).
+    """
+    A = np.asarray(A, dtype=np.float64)
+    e = np.array([pow2_exponent(row) for row in A], dtype=np.int64).reshape(-1, 1)
+    return np.ldexp(A, -e)
+
+
+def rescale_pow2(A: np.ndarray, limit: int = 64) -> Tuple[np.ndarray, int]:
+    """``(A 2^-e, e)``: float64 data at an extreme scale (largest |entry| outside
+    [2^-limit, 2^limit)) brought to [1/2, 1) by a power of two; ``(A, 0)`` otherwise, and in mpmath
+    (object arrays: no overflow).
+
+    Algorithms whose decisions are invariant under a positive scaling of the data (the
+    perceptrons, PDM; PFM with beta scaled alike) run on the scaled copy and never overflow
+    (sums of k points stay below k sqrt(d)), while data at ordinary scales are untouched.
+    """
+    if isinstance(A, np.ndarray) and A.dtype == object:
+        return A, 0
+    e = pow2_exponent(A)
+    if -limit <= e < limit:
+        return A, 0
+    return np.ldexp(A, -e), e
+
+
+def gamma(k: int, ar: Arithmetic):
+    """Higham's gamma_k = k u / (1 - k u): |fl(x . y) - x . y| <= gamma_k |x| . |y| for a
+    length-k dot product (Higham, *Accuracy and Stability*, Sec. 3.1)."""
+    u = ar.u
+    return ar.scalar(k) * u / (1 - ar.scalar(k) * u)
+
+
+def quadratic_form(G: np.ndarray, p: np.ndarray, ar: Arithmetic):
+    """``(Q, err)``: Q = fl(p^T (G p)) and a rigorous bound |Q - p^T G p| <= err.
+
+    With c = fl(G p):  |c - G p| <= gamma_n |G| |p|  and  |fl(p^T c) - p^T c| <= gamma_n |p|^T |c|,
+    so  |Q - p^T G p| <= gamma_n (|p|^T |G| |p| + |p|^T |c|).  The bound itself is evaluated in
+    the same arithmetic; doubling it and using gamma_{n+2} covers that evaluation, and
+    (4n + 4) * UNDERFLOW covers products that underflow (float64 only).  This is the error of
+    p^T G p for the G and p *as stored* (the exact rationals that the floats are).
+    """
+    n = G.shape[0]
+    c = G @ p
+    Q = p @ c
+    ap = np.abs(p)
+    g = 2 * gamma(n + 2, ar)
+    err = g * (ap @ (np.abs(G) @ ap) + ap @ np.abs(c))
+    if not ar.is_mp:
+        err = err + (4 * n + 4) * UNDERFLOW
+    return Q, err
+
+
+def g_norm_upper(G: np.ndarray, p: np.ndarray, ar: Arithmetic):
+    """A rigorous upper bound on ||p||_G = sqrt(p^T G p) for the G and p as stored.
+
+    sqrt(Q + err) of :func:`quadratic_form`, rounded up: the sum, the square root and the
+    product by (1 + 4u) each round by at most a factor (1 +- u), so the result is >= the exact
+    ||p||_G.  NaN propagates (a NaN bound certifies nothing: every ``<`` with it is False).
+    """
+    Q, err = quadratic_form(G, p, ar)
+    hi = Q + err
+    if hi != hi:  # NaN stays NaN
+        return hi
+    if not hi > 0:  # p^T G p <= Q + err, which rounded to <= 0: below the smallest subnormal
+        hi = ar.scalar(0) if ar.is_mp else ar.scalar(UNDERFLOW)
+    return ar.sqrt(hi) * (1 + 4 * ar.u)
 
 
 def g_norm(G: np.ndarray, alpha: np.ndarray, ar: Optional[Arithmetic] = None):

@@ -46,11 +46,20 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic
+from .arithmetic import Arithmetic, arithmetic, rescale_pow2
 from .fast import FAST, check_engine
 from .data import augment, check_data, check_int, check_real, extend, reflect
 from .patterns import Patterns, make_patterns
-from .result import SEPARATOR, Algorithm, Result, drive, verify_separator_patterns, verify_separator_primal
+from .result import (
+    SEPARATOR,
+    Algorithm,
+    Result,
+    drive,
+    pattern_allowance,
+    separator_allowance,
+    verify_separator_patterns,
+    verify_separator_primal,
+)
 
 __all__ = [
     "DynamicMarginState",
@@ -153,6 +162,7 @@ class DynamicMarginState:
 @dataclass(frozen=True)
 class _Problem:
     P: Patterns  # the patterns y_k = l_k [x_k, rho, Delta e_k], held implicitly (O(nnz + m))
+    P_verify: Patterns  # the patterns a separator is verified on (P, or P before a rescaling)
     q: np.ndarray  # q_k = ||y_k||^2
     ar: Arithmetic
     threshold: Callable  # (schedule value, t, ell, ar) -> theta_t
@@ -250,8 +260,8 @@ def _lambda(pb: _Problem, s: DynamicMarginState, j: int, p) -> int:
     if s.t == 0:
         return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
     mu = pb.mu_plus(pb.schedule[s.run], p, pb.q[j], s.ell, s.t, pb.ar)
-    if mu is None:
-        return 1  # unbounded (PFM with beta >= ||y_j||): plain single update
+    if mu is None or not mu == mu or mu in (np.inf, -np.inf):
+        return 1  # unbounded (PFM with beta >= ||y_j||), or overflowed: plain single update
     lam = pb.ar.floor(mu) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     lam = max(1, min(lam, room))
     while lam > 1 and not _holds_after(pb, s, j, p, lam - 1):  # round-off guard
@@ -290,6 +300,8 @@ def _multiple_allowed(pb: _Problem, s: DynamicMarginState) -> bool:
 def _step(pb: _Problem, s: DynamicMarginState) -> DynamicMarginState:
     """Present the patterns of the current pass from position k on, until one update is made
     or the pass ends  [PT11 Sec. 3, algorithm box: the body of ``for k = 1 to m``]."""
+    if s.converged:  # converged, but the separator did not verify: see _unverified_update
+        return _unverified_update(pb, s)
     a, theta, built, k = s.a, s.theta, s.built, s.k
     c = _filter_constant(pb, s) if pb.active_sets else None
     while k < len(s.order):
@@ -304,6 +316,18 @@ def _step(pb: _Problem, s: DynamicMarginState) -> DynamicMarginState:
             s = replace(s, k=k, built=built, updates_in_pass=s.updates_in_pass + 1)
             return _end_of_pass(pb, s) if k == len(s.order) else s
     return _end_of_pass(pb, replace(s, k=k, built=built, pattern=None, lam=0))
+
+
+def _unverified_update(pb: _Problem, s: DynamicMarginState) -> DynamicMarginState:
+    """A full pass made no update (p_tk > theta_t for every k), yet some a.y_k is not above its
+    round-off allowance, so the separator is not verified.  Such a pattern counts as a mistake
+    (the box's test read in floating point): one update with the first of them, then a fresh
+    pass.  The exit test and the verification thus agree, and the run goes on  [issue 11]."""
+    j = _first_unverified(pb, s.a)
+    s = _update(pb, replace(s, converged=False), j, pb.P.dot(s.a, j))
+    if pb.active_sets:
+        return _start_full_pass(pb, s)
+    return replace(s, k=0, updates_in_pass=0)
 
 
 def _end_of_pass(pb: _Problem, s: DynamicMarginState) -> DynamicMarginState:
@@ -427,8 +451,19 @@ def _init(pb: _Problem) -> DynamicMarginState:
     return s
 
 
+def _first_unverified(pb: _Problem, a: np.ndarray) -> int:
+    """The first pattern whose a . y_k is not above the verifier's round-off allowance."""
+    P = pb.P_verify
+    if a.dtype == object:
+        Y = pb.ar.array(P.dense())
+        margins, slack = separator_allowance(Y, a, Y.shape[1])
+    else:
+        margins, slack = pattern_allowance(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, a, P.n_features)
+    return next(i for i in range(P.m) if not margins[i] > slack[i])
+
+
 def _verify(pb: _Problem, s: DynamicMarginState, claim: str) -> str:
-    P = pb.P
+    P = pb.P_verify
     if s.a.dtype == object:  # mpmath: small problems only; the dense patterns at this precision
         return verify_separator_primal(pb.ar.array(P.dense()), s.a)
     # float64: the implicit patterns, with verify_separator_primal's allowance (as the fast engine)
@@ -578,9 +613,15 @@ def _run(
             max_iter=max_iter, max_epochs=max_epochs, seed=seed,
         )  # fmt: skip
         return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
+    P_data, e = P, 0
+    if not ar.is_mp:  # extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
+        P, e, exact = _rescaled(P_data)
+        if e and threshold is pfm_threshold:
+            schedule = tuple(float(np.ldexp(float(v), -e)) for v in schedule)
     with ar.context():
         pb = _Problem(
             P=P,
+            P_verify=P if e == 0 or exact else P_data,
             q=ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms(),  # q_k = ||y_k||^2
             ar=ar,
             threshold=threshold,
@@ -597,7 +638,33 @@ def _run(
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
     result = drive(algorithm, pb, ar, max_iter, trace, budget=budget, progress=progress)
-    return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
+    scale = {"scale": f"2^{-e}"} if e else {}
+    return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta, **scale})
+
+
+def _rescaled(P: Patterns):
+    """``(P 2^-e, e, exact)``: patterns whose largest |entry| (x, rho, Delta) lies outside
+    [2^-64, 2^64) scaled into [1/2, 1) by a power of two (:func:`reference.arithmetic.rescale_pow2`);
+    ``exact``: no entry underflowed, so a separator of the scaled patterns is verified on them."""
+    extra = [v for v in (P.rho, P.Delta) if v is not None]
+    values = np.concatenate([np.asarray(P.data, dtype=np.float64), np.asarray(extra, dtype=np.float64)])
+    _, e = rescale_pow2(values)
+    if e == 0:
+        return P, 0, True
+    scaled = np.ldexp(values, -e)
+    exact = bool(np.array_equal(np.ldexp(scaled, e), values))
+    k = len(P.data)
+    it = iter(float(v) for v in scaled[k:])
+    return (
+        replace(
+            P,
+            data=scaled[:k],
+            rho=None if P.rho is None else next(it),
+            Delta=None if P.Delta is None else next(it),
+        ),
+        e,
+        exact,
+    )
 
 
 _KEYWORDS_DOC = """

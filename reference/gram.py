@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Union
 
+import mpmath
 import numpy as np
 import scipy.sparse as sp
 
-from .arithmetic import Arithmetic, arithmetic
+from .arithmetic import Arithmetic, arithmetic, scale_rows_pow2
 from .data import _reject_zero_rows, augment, check_data, check_real
 
 __all__ = ["KERNELS", "kernel_matrix", "signed_gram", "gram"]
@@ -61,11 +62,17 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: O
         c = check_real("c", params.get("c", 1.0), low=0, low_open=False)
         return (inner + ar.scalar(c)) ** int(degree)
     sigma = check_real("sigma", params.get("sigma", 1.0), low=0)
+    two_sigma2 = 2 * ar.scalar(sigma) ** 2
+    if not 0 < two_sigma2 < np.inf:
+        raise ValueError(
+            f"sigma={sigma!r}: 2 sigma^2 = {float(two_sigma2)!r} under- or overflows float64; "
+            "pass a sigma between 1e-150 and 1e150 (or precision=50)"
+        )
     sa = np.sum(A * A, axis=1).reshape(-1, 1)
     sb = np.sum(B * B, axis=1).reshape(1, -1)
     sq = sa + sb - 2 * inner
     sq = np.where(sq > 0, sq, ar.scalar(0))  # round-off guard: squared distances are >= 0
-    return ar.exp(-sq / (2 * ar.scalar(sigma) ** 2))
+    return ar.exp(-sq / two_sigma2)
 
 
 def _augmented(X, y, rho, ar: Arithmetic):
@@ -96,7 +103,7 @@ def signed_gram(
     with ar.context():
         Kmat = kernel_matrix(X, X, kernel, ar, **params)
         s = ar.array(y.astype(np.float64))
-        return Kmat * np.outer(s, s)
+        return _check_finite(Kmat * np.outer(s, s), X, "signed_gram")
 
 
 def gram(
@@ -127,17 +134,22 @@ def gram(
     """
     ar = arithmetic(precision)
     X, y = _augmented(X, y, rho, ar)
+    if kernel == "linear" and not ar.is_mp:
+        # G is invariant under x_i -> c_i x_i (c_i > 0): scale every row by a power of two
+        # (exact, bit-identical G) so that ||x_i||^2 can neither overflow nor underflow.
+        X = scale_rows_pow2(X)
     with ar.context():
         if kernel == "linear":
             _reject_zero_rows(np.flatnonzero(~np.any(np.asarray(X) != 0, axis=1)))
         diag0 = _kernel_diagonal(X, kernel, ar, **params)
         bad = [i for i, v in enumerate(diag0) if not v > 0]
         if bad:
+            what = "zero points" if kernel == "linear" else f"points with K(x, x) <= 0 under kernel {kernel!r}"
             raise ValueError(
-                f"K(x_i, x_i) <= 0 for {len(bad)} point(s) (first: i = {bad[:5]}): G divides by "
+                f"K(x_i, x_i) <= 0 for {len(bad)} point(s) (first: i = {bad[:5]}; {what}): G divides by "
                 "sqrt(K(x_i, x_i)); add a bias by augmentation (rho=1.0) or drop those points"
             )
-        Kmat = kernel_matrix(X, X, kernel, ar, **params)
+        Kmat = _check_finite(kernel_matrix(X, X, kernel, ar, **params), X, "the kernel matrix")
         diag = np.array([Kmat[i, i] for i in range(Kmat.shape[0])], dtype=Kmat.dtype)
         if not all(v > 0 for v in diag):  # a callable kernel whose full matrix disagrees with its 1 x 1 calls
             raise ValueError("K(x_i, x_i) <= 0 on the diagonal of the kernel matrix; check the kernel callable")
@@ -145,4 +157,16 @@ def gram(
         G = Kmat * np.outer(s, s)
         for i in range(G.shape[0]):  # exactly 1 by definition; removes round-off
             G[i, i] = ar.scalar(1)
-        return G
+        return _check_finite(G, X, "gram")
+
+
+def _check_finite(M: np.ndarray, X: np.ndarray, what: str) -> np.ndarray:
+    """``M`` if every entry is finite, else a ValueError naming X (float64 overflowed)."""
+    finite = np.all(np.isfinite(M)) if M.dtype != object else all(mpmath.isfinite(v) for v in M.ravel())
+    if not finite:
+        top = float(np.max(np.abs(np.asarray(X, dtype=np.float64))))
+        raise ValueError(
+            f"{what} overflowed float64 (non-finite entries; the largest |X_ij| is {top:.3g}): "
+            "rescale X (e.g. X / np.abs(X).max()), change the kernel parameters, or pass precision=50"
+        )
+    return M

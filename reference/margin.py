@@ -44,6 +44,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, to_float
 from .data import check_gram, check_int
+from .exact import margin_witness_value, ratio_at_least, rational
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -58,6 +59,8 @@ __all__ = [
 
 DEFAULT_MAX_ITER = 10_000
 DEFAULT_MAX_SUBSETS = 200_000
+#: Largest n for which an undecided / infeasible verdict is first re-checked in exact arithmetic.
+EXACT_MAX_N = 400
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -233,6 +236,23 @@ def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     # the a-priori bounds Q_hi, s_lo -- as in _lower, unobservable by a test because the bounds
     # are worst-case, and kept for the proof.
     return ar.sqrt(Q_hi if Q_hi > 0 else ar.scalar(0)) / s_lo * (1 + 8 * u)
+
+
+def _exact_lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
+    """min_i (K alpha)_i / ||alpha||_K rounded down, if (K alpha)_i > 0 for every i in exact
+    rational arithmetic (K and alpha as stored); else ``None``."""
+    N, Q = margin_witness_value(K, alpha)
+    if not (N > 0 and Q > 0):
+        return None
+    if ar.is_mp:
+        c = (ar.scalar(N.numerator) / ar.scalar(N.denominator)) / ar.sqrt(ar.scalar(Q.numerator) / ar.scalar(Q.denominator))
+    else:
+        c = float(N) / math.sqrt(float(Q))
+    for _ in range(64):  # round down until the exact comparison confirms it
+        c = c * (1 - 4 * ar.u)
+        if c > 0 and ratio_at_least(N, Q, rational(c)):
+            return c
+    return None
 
 
 def lower_bound(K, alpha, *, precision: Optional[int] = None):
@@ -708,6 +728,15 @@ def margin(
             )
             return Margin(_num(value, ar), _num(lo_p, ar), _num(up_p, ar), True, p, p, mnp.support, ar.label,
                           f"feasible: {how}; lower = min(K p*)/||p*||_K, upper = ||p*||_K [RP14 Lemma 3]")
+        # Below the round-off allowance, the matrix as stored may still be separated by p*: decide
+        # the sign of K p* exactly (the floats are rationals) before calling anything infeasible.
+        exact_lo = _exact_lower(Km, p, ar) if n <= EXACT_MAX_N else None
+        if exact_lo is not None:
+            value = min(max(mnp.norm, exact_lo), up_p)
+            return Margin(_num(value, ar), _num(exact_lo, ar), _num(up_p, ar), True, p, p, mnp.support, ar.label,
+                          "feasible: K as stored is separated by its min-norm point p* (K p* > 0 in exact "
+                          "rational arithmetic, below the round-off allowance of float evaluation); lower = "
+                          "min(K p*)/||p*||_K evaluated exactly, upper = ||p*||_K [RP14 Lemma 3]")
 
     # infeasible (or undecided): facets of the hull in span coordinates  [RP14 Theorem 3]
     Z, V_r, s_r = _span_coordinates(Kf)

@@ -12,12 +12,12 @@ reflected points ``z_i = y_i x_i`` as rows, so ``Z @ w`` is the vector ``Y X^T w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic
+from .arithmetic import Arithmetic, arithmetic, rescale_pow2, scale_rows_pow2
 from .data import augment, check_data, check_gram, check_int, check_real, reflect
 from .fast import FAST, check_engine
 from .result import (
@@ -25,6 +25,7 @@ from .result import (
     Algorithm,
     Result,
     drive,
+    separator_allowance,
     verify_separator_gram,
     verify_separator_primal,
 )
@@ -91,6 +92,18 @@ def _separates(Z: np.ndarray, w: np.ndarray) -> bool:
     return bool(np.all(Z @ w > 0))
 
 
+def _exact_or(Z: np.ndarray, e: int, Z_data: np.ndarray) -> np.ndarray:
+    """The points on which a separator is verified: Z = Z_data 2^-e when that scaling is exact
+    (same signs of every y_i <w, x_i>, and no overflow), else the data as given."""
+    return Z if e == 0 or np.array_equal(np.ldexp(Z, e), Z_data) else Z_data
+
+
+def _with_scale(result: Result, e: int) -> Result:
+    """Record the power of two the data were scaled by (``w`` is the iterate on the scaled data,
+    a positive multiple of the one on X)."""
+    return result if e == 0 else replace(result, info={**result.info, "scale": f"2^{-e}"})
+
+
 def _primal_verify(pb: _Primal, s: PerceptronState, claim: str) -> str:
     return verify_separator_primal(pb.Z_data, s.w)
 
@@ -120,12 +133,14 @@ def _perceptron_init(pb: _Primal) -> PerceptronState:
 
 
 def _perceptron_step(pb: _Primal, s: PerceptronState) -> PerceptronState:
-    margins = pb.Z @ s.w  # y_i w_k^T x_i
     n = pb.Z.shape[0]
     if pb.rule == "most_violated":
-        j = int(np.argmin(margins))  # the most misclassified point (smallest index on ties)
+        j = int(np.argmin(pb.Z @ s.w))  # the most misclassified point (smallest index on ties)
     else:  # cyclic: the first mistake at or after `start`, wrapping around
-        j = next(i for i in ((s.start + o) % n for o in range(n)) if margins[i] <= 0)
+        # y_i w_k^T x_i <= 0, read in floating point: a margin not above its round-off
+        # allowance is a mistake (the exit test, verified, agrees: no mistake = separator)
+        margins, slack = separator_allowance(pb.Z, s.w, pb.Z.shape[1])
+        j = next(i for i in ((s.start + o) % n for o in range(n)) if not margins[i] > slack[i])
     w = s.w + pb.Z[j]  # [RP14 Alg. 1] w_{k+1} := w_k + y_i x_i   (y_i w_k^T x_i <= 0: a mistake)
     return PerceptronState(k=s.k + 1, w=w, start=(j + 1) % n, j=j)
 
@@ -187,7 +202,10 @@ def perceptron(
     -------
     Result
         ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given data), or
-        ``"max_iter"``.  ``iterations`` is the number of updates k.
+        ``"max_iter"``.  ``iterations`` is the number of updates k.  Data at an extreme scale
+        (largest |x_ij| outside [2^-64, 2^64)) run multiplied by a power of two (exact, no
+        decision changes, no overflow); ``w`` and the trace are then those of the scaled data
+        and ``info["scale"]`` names the factor.
     """
     if check_engine(engine, precision, trace) == FAST:
         from .fast import engine as fast
@@ -199,9 +217,10 @@ def perceptron(
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = check_int("max_iter", max_iter)
     with ar.context():
-        Z = reflect(_augmented(X, rho, ar), y)
-        pb = _Primal(Z=Z, Z_data=Z, ar=ar, rule=rule)
-    return drive(PERCEPTRON, pb, ar, max_iter, trace)
+        Z_data = reflect(_augmented(X, rho, ar), y)
+        Z, e = rescale_pow2(Z_data)  # extreme scales only: w_k scales alike, no decision changes
+        pb = _Primal(Z=Z, Z_data=_exact_or(Z, e, Z_data), ar=ar, rule=rule)
+    return _with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace), e)
 
 
 # -- Algorithm 2: Normalized Perceptron ------------------------------------------------------------
@@ -278,7 +297,8 @@ def normalized_perceptron(
     -------
     Result
         ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given, un-normalized
-        data), or ``"max_iter"``.
+        data), or ``"max_iter"``.  With ``normalize=False`` data at an extreme scale run
+        multiplied by a power of two, as in :func:`perceptron` (``info["scale"]``).
     """
     if check_engine(engine, precision, trace) == FAST:
         from .fast import engine as fast
@@ -289,11 +309,14 @@ def normalized_perceptron(
     max_iter = check_int("max_iter", max_iter)
     with ar.context():
         Z_data = reflect(_augmented(X, rho, ar), y)
-        Z = Z_data
-        if normalize:  # X_2: rows y_i x_i / ||x_i||_2
-            Z = Z_data / ar.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1)
-        pb = _Primal(Z=Z, Z_data=Z_data, ar=ar)
-    return drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace)
+        if normalize:  # X_2: rows y_i x_i / ||x_i||_2 (rows scaled by powers of two first: exact, no overflow)
+            Zs = Z_data if ar.is_mp else scale_rows_pow2(Z_data)
+            Z = Zs / ar.sqrt(np.sum(Zs * Zs, axis=1)).reshape(-1, 1)
+            e = 0
+        else:
+            Z, e = rescale_pow2(Z_data)
+        pb = _Primal(Z=Z, Z_data=_exact_or(*rescale_pow2(Z_data), Z_data), ar=ar)
+    return _with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace), e)
 
 
 # -- Algorithm 3: Normalized Kernel Perceptron -------------------------------------------------------

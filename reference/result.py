@@ -5,8 +5,12 @@ Every algorithm of :mod:`reference` is an ``init(problem) -> State`` / ``step(pr
 test (the paper's halting rule).  :func:`drive` runs the loop, records the trace (the sequence
 of states it saw), and -- before a claim leaves the library -- re-verifies it from scratch with
 :func:`verify_separator_gram`, :func:`verify_separator_primal` or :func:`verify_certificate`.
-A claim that fails its verification is downgraded to ``"max_iter"`` and the reason is put in
-``Result.message``: the library never returns a false claim.
+The verification is part of the exit test: a claim that fails it does not end the run, the loop
+goes on until a claim verifies or the budget runs out (then ``"max_iter"``, with the last
+reason in ``Result.message``): the library never returns a false claim, and never stops early
+without one.  Both verifiers bound the round-off of their own evaluation rigorously
+(:data:`reference.arithmetic.UNIT_ROUNDOFF`), so a verified claim holds in exact arithmetic for
+the matrix or data as stored (:func:`reference.verify_exact` re-checks it with rationals).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Any, Callable, Generic, Optional, TypeVar
 import mpmath
 import numpy as np
 
-from .arithmetic import Arithmetic, g_norm
+from .exact import exact_quadratic_form, rational
+from .arithmetic import UNDERFLOW, UNIT_ROUNDOFF, Arithmetic, g_norm, g_norm_upper, gamma
 
 __all__ = [
     "SEPARATOR",
@@ -34,6 +39,7 @@ __all__ = [
     "verify_certificate_factored",
     "verify_separator_patterns",
     "simplex_tolerance",
+    "separator_allowance",
 ]
 
 SEPARATOR = "separator"
@@ -42,6 +48,10 @@ MAX_ITER = "max_iter"
 STATUSES = (SEPARATOR, CERTIFICATE, MAX_ITER)
 
 S = TypeVar("S")
+
+#: Largest n for which a certificate that its a-priori round-off bound cannot confirm is decided
+#: in exact rational arithmetic instead (O(n^2) integer products per check).
+EXACT_CERTIFICATE_N = 32
 
 
 @dataclass(frozen=True)
@@ -171,7 +181,20 @@ def drive(
     with ar.context():
         state = algorithm.init(problem)
         states = [state] if trace else None
-        claim = algorithm.exit(problem, state)
+        unverified = ""  # the last claim that failed its verification, and why
+
+        def verified_claim(state):
+            """The paper's exit test, confirmed by the verifier (the two must agree)."""
+            nonlocal unverified
+            claim = algorithm.exit(problem, state)
+            if claim is not None:
+                reason = algorithm.verify(problem, state, claim)
+                if reason:
+                    unverified = f"; the last claim ({claim}, iteration {algorithm.counter(state)}) was not verified: {reason}"
+                    return None
+            return claim
+
+        claim = verified_claim(state)
         while claim is None:
             if algorithm.counter(state) >= max_iter or (budget is not None and budget(problem, state)):
                 break
@@ -180,16 +203,12 @@ def drive(
                 states.append(state)
             if progress is not None:
                 progress(state)
-            claim = algorithm.exit(problem, state)
+            claim = verified_claim(state)
         out = algorithm.output(problem, state)
         if claim is None:
-            status, message = MAX_ITER, f"budget exhausted after {algorithm.counter(state)} iterations"
+            status, message = MAX_ITER, f"budget exhausted after {algorithm.counter(state)} iterations{unverified}"
         else:
-            reason = algorithm.verify(problem, state, claim)
-            if reason:
-                status, message = MAX_ITER, f"{claim} claimed but not verified: {reason}"
-            else:
-                status, message = claim, f"{claim} verified in {ar.label}"
+            status, message = claim, f"{claim} verified in {ar.label}"
     return Result(
         algorithm=algorithm.name,
         status=status,
@@ -213,24 +232,36 @@ def simplex_tolerance(n: int, ar: Arithmetic):
 
 
 def unit_roundoff(v: np.ndarray):
-    """The unit round-off of the arithmetic ``v`` is held in: 2^-52 for float64 arrays,
-    10^-dps (the current mpmath precision) for arrays of ``mpmath.mpf``."""
+    """The machine epsilon of the arithmetic ``v`` is held in: 2^-52 = 2u for float64 arrays
+    (u = :data:`~reference.arithmetic.UNIT_ROUNDOFF`), 10^-dps (the current mpmath precision)
+    for arrays of ``mpmath.mpf``."""
     if isinstance(v, np.ndarray) and v.dtype == object:
         return mpmath.mpf(10) ** (-mpmath.mp.dps)
-    return float(np.finfo(np.float64).eps)
+    return 2 * UNIT_ROUNDOFF
 
 
-def _strictly_positive(A: np.ndarray, x: np.ndarray, k: int):
-    """Indices i where (A x)_i is not above its round-off allowance, with the values.
+def separator_allowance(A: np.ndarray, x: np.ndarray, k: int):
+    """``(A @ x, slack)``: the computed margins and their round-off allowance.
 
-    The allowance (k + 16) u sum_j |A_ij| |x_j| bounds the error of the computed product
-    (a k-term dot product) plus a relative perturbation of the entries of A by a few units of
-    round-off (A itself was computed from data).  A claim that survives it is a claim about the
-    data, not about the rounding of A  [spec A.5, implementation note].
+    slack_i = (k + 16) eps sum_j |A_ij| |x_j| (eps = 2u) bounds the error of the computed
+    product (a k-term dot product: gamma_k < k u, and the evaluation of slack itself) plus a
+    relative perturbation of the entries of A by a few units of round-off (A itself was
+    computed from data), and (2k + 4) * UNDERFLOW covers products that underflow.  A claim
+    that survives it is a claim about the data, not about the rounding of A  [spec A.5,
+    implementation note]; it holds in exact arithmetic for A and x as stored.
     """
     margins = A @ x
     u = unit_roundoff(margins)
     slack = (np.abs(A) @ np.abs(x)) * (u * (k + 16))
+    if not (isinstance(margins, np.ndarray) and margins.dtype == object):
+        slack = slack + (2 * k + 4) * UNDERFLOW
+    return margins, slack
+
+
+def _strictly_positive(A: np.ndarray, x: np.ndarray, k: int):
+    """Indices i where (A x)_i is not above its round-off allowance (NaN never is), with the
+    values and allowances of :func:`separator_allowance`."""
+    margins, slack = separator_allowance(A, x, k)
     bad = [i for i in range(margins.shape[0]) if not margins[i] > slack[i]]
     return bad, margins, slack
 
@@ -258,17 +289,30 @@ def verify_separator_primal(Z: np.ndarray, w: np.ndarray) -> str:
 def verify_certificate(G: np.ndarray, p: np.ndarray, accuracy, ar: Arithmetic, strict: bool = True) -> str:
     """'' if p is in the simplex and ||p||_G < accuracy (``<=`` when not ``strict``), else why.
 
-    Nonnegativity is checked exactly; the sum to within :func:`simplex_tolerance`.
+    Rigorous for the G and p as stored: nonnegativity is checked exactly; the exact sum is
+    within :func:`simplex_tolerance` of 1 (the computed sum plus its error bound gamma_n sum|p|);
+    and ||p||_G is bounded above by :func:`~reference.arithmetic.g_norm_upper` (p^T G p with
+    a Higham-style bound on its round-off), not by its computed value: in float64 a tiny
+    ||p||_G is mostly round-off (the computed p^T G p can even be negative).  When that bound
+    is inconclusive and n <= EXACT_CERTIFICATE_N, p^T G p is evaluated exactly instead.
     """
     n = p.shape[0]
     if any(not v >= 0 for v in p):
         return "p has a negative entry"
     s = np.sum(p)
-    if abs(s - ar.scalar(1)) > simplex_tolerance(n, ar):
+    if not abs(s - ar.scalar(1)) + 2 * gamma(n + 1, ar) * s <= simplex_tolerance(n, ar):
         return f"sum(p) = {float(s)!r} is not 1"
-    norm = g_norm(G, p, ar)
-    if not (norm < accuracy if strict else norm <= accuracy):
-        return f"||p||_G = {float(norm):.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"
+    bound = g_norm_upper(G, p, ar)
+    if not (bound < accuracy if strict else bound <= accuracy) and n <= EXACT_CERTIFICATE_N:
+        # the a-priori bound is inconclusive: decide p^T G p < accuracy^2 exactly (small n)
+        Q, acc2 = exact_quadratic_form(G, p), rational(accuracy) ** 2
+        if Q < acc2 if strict else Q <= acc2:
+            return ""
+    if not (bound < accuracy if strict else bound <= accuracy):
+        return (
+            f"||p||_G = {float(g_norm(G, p, ar)):.3e}, at most {float(bound):.3e} with its round-off, "
+            f"is not certified {'<' if strict else '<='} {float(accuracy):.3e}"
+        )
     return ""
 
 
@@ -344,6 +388,17 @@ def pattern_margins(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d:
     return out if absolute else labels * out
 
 
+def pattern_allowance(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d: int):
+    """``(margins, slack)`` of the implicit PT11 patterns: a . y_k and the allowance of
+    :func:`separator_allowance`, (K + 16) eps |y_k| . |a| + (2K + 4) UNDERFLOW, K = len(a)."""
+    margins = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d)
+    K = a.shape[0]
+    slack = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d, absolute=True) * (
+        2 * UNIT_ROUNDOFF * (K + 16)
+    ) + (2 * K + 4) * UNDERFLOW
+    return margins, slack
+
+
 def verify_separator_patterns(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d: int) -> str:
     """'' if a . y_k > 0 beyond round-off for every implicit PT11 pattern, else why.
 
@@ -351,11 +406,7 @@ def verify_separator_patterns(data, indices, indptr, labels, rho, Delta, a: np.n
     allowance is :func:`verify_separator_primal`'s, (K + 16) u |y_k| . |a| with K the number of
     coordinates of the patterns, so both engines accept exactly the same claims.
     """
-    margins = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d)
-    K = a.shape[0]
-    slack = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d, absolute=True) * (
-        float(np.finfo(np.float64).eps) * (K + 16)
-    )
+    margins, slack = pattern_allowance(data, indices, indptr, labels, rho, Delta, a, d)
     bad = np.flatnonzero(~(margins > slack))
     if bad.size:
         i = int(bad[0])

@@ -440,8 +440,9 @@ def isnkpvn(
     epsilon : float
         Target accuracy > 0 of the certificate.
     max_iter : int
-        Budget on the *total* number of inner (SNKPVN) iterations.  Each SNKPVN call gets the
-        budget that remains; a call that exhausts it ends the run with ``"max_iter"``.
+        Budget on the *total* number of inner (SNKPVN) iterations, and on the number of outer
+        loops (a call that returns at k = 0 still costs a product with G).  Each SNKPVN call
+        gets the budget that remains; a call that exhausts it ends the run with ``"max_iter"``.
     trace : bool
         Record, per outer loop, an :class:`OuterRecord` (t, q_t, delta_t, the SNKPVN Result
         with its own trace).
@@ -472,7 +473,9 @@ def isnkpvn(
         pb = _OuterProblem(
             G=ar.array(G), ar=ar, gamma=ar.scalar(gamma), epsilon=ar.scalar(epsilon), max_iter=max_iter, trace=trace
         )
-    result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted)
+    # Every outer loop costs at least one G-product even when its SNKPVN call returns at k = 0,
+    # so the outer loops are budgeted too: total work <= 2 max_iter SNKPVN iterations.
+    result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted or s.t >= pb.max_iter)
     if trace:
         result = replace(result, trace=tuple(s.last for s in result.trace[1:]))
     return result

@@ -1,0 +1,287 @@
+"""Exact re-checks of every claim, in rational arithmetic.
+
+A float64 (or mpmath) number *is* a rational number: m 2^e.  So the matrix G or the data X a
+function was given, and the vector it returned, are exact rationals, and every claim of
+:mod:`reference` is a statement about them that can be decided without round-off:
+
+* ``"separator"`` of a Gram algorithm: (G alpha)_i > 0 for every i;
+* ``"separator"`` of a primal algorithm: y_i <w, x_i> > 0 for every i (PT11: a . y_k > 0 for the
+  augmented / extended patterns y_k, built from X, y, rho, Delta exactly);
+* ``"certificate"``: p >= 0, |1^T p - 1| <= 16 n eps, and p^T G p < accuracy^2 (``<=`` for NVN);
+* a :class:`~reference.margin.Margin`: ``lower <= min_i (K alpha)_i / ||alpha||_K`` for its
+  witness alpha (so lower <= m(K)), and ``upper >= ||p||_K / 1^T p`` for its witness p
+  (so m(K) <= upper, RP14 Lemma 3) when that is the bound it states.
+
+:func:`verify_exact` and :func:`verify_margin_exact` return ``''`` when the claim holds exactly
+and the reason otherwise, like the floating-point verifiers of :mod:`reference.result` (which
+bound their round-off, so the two agree on every claim they let through).  The arithmetic is
+Python's integers: every entry is scaled to an integer by one common power of two, so a
+matrix-vector product costs n^2 integer multiplications.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+import mpmath
+import numpy as np
+
+if TYPE_CHECKING:  # result.py imports this module (its exact fallback); no cycle at run time
+    from .result import Result
+
+SEPARATOR, CERTIFICATE = "separator", "certificate"  # the status values of reference.result
+
+__all__ = [
+    "rational",
+    "exact_matvec",
+    "exact_rank",
+    "ratio_at_least",
+    "margin_witness_value",
+    "exact_quadratic_form",
+    "verify_exact",
+    "verify_margin_exact",
+]
+
+#: Algorithms whose claims are about the normalized signed Gram matrix G (the first argument).
+GRAM_ALGORITHMS = ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
+#: Algorithms whose separators are about the data X, y.
+PRIMAL_ALGORITHMS = ("perceptron", "normalized_perceptron", "pfm", "pdm", "pdm_succ")
+
+
+def rational(v) -> Fraction:
+    """The exact rational value of a float, numpy scalar, int or ``mpmath.mpf``.
+
+    Raises
+    ------
+    ValueError
+        For NaN or infinity (not a rational), or a non-numeric value.
+    """
+    if isinstance(v, mpmath.mpf):
+        if not mpmath.isfinite(v):
+            raise ValueError(f"{v} is not a finite number")
+        man, exp = v.man_exp  # |v| = man 2^exp (man is unsigned)
+        mag = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
+        return -mag if v < 0 else mag
+    if isinstance(v, (bool, np.bool_)):
+        return Fraction(int(v))
+    if isinstance(v, (int, np.integer)):
+        return Fraction(int(v))
+    f = float(v)
+    if f != f or f in (float("inf"), float("-inf")):
+        raise ValueError(f"{v!r} is not a finite number")
+    return Fraction(f)
+
+
+def _dyadic(values: Sequence) -> Tuple[List[int], int]:
+    """Integers m_i and one exponent E with values_i = m_i 2^E exactly (all values dyadic)."""
+    fr = [rational(v) for v in values]
+    E = 0
+    for f in fr:
+        d = f.denominator
+        if d & (d - 1):
+            raise ValueError(f"{f} is not a dyadic rational")
+        E = min(E, -(d.bit_length() - 1))
+    return [f.numerator << ((-E) - (f.denominator.bit_length() - 1)) for f in fr], E
+
+
+def exact_matvec(A, x) -> List[Fraction]:
+    """(A x)_i exactly, for a 2-D array A and a vector x of floats / mpf / ints."""
+    A = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
+    rows, cols = A.shape
+    a_int, ea = _dyadic(list(A.ravel()))
+    x_int, ex = _dyadic(list(np.ravel(x)))
+    if len(x_int) != cols:
+        raise ValueError(f"the vector has length {len(x_int)}, the matrix {cols} columns")
+    scale = Fraction(2) ** (ea + ex)
+    out = []
+    for i in range(rows):
+        row = a_int[i * cols : (i + 1) * cols]
+        out.append(sum(r * v for r, v in zip(row, x_int)) * scale)
+    return out
+
+
+def exact_rank(A) -> int:
+    """The rank of A over the rationals (fraction-free Gaussian elimination on integers)."""
+    A = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
+    rows, cols = A.shape
+    ints, _ = _dyadic(list(A.ravel()))
+    M = [ints[i * cols : (i + 1) * cols] for i in range(rows)]
+    rank, prev = 0, 1
+    for c in range(cols):  # Bareiss: every division is exact
+        piv = next((i for i in range(rank, rows) if M[i][c] != 0), None)
+        if piv is None:
+            continue
+        M[rank], M[piv] = M[piv], M[rank]
+        for i in range(rank + 1, rows):
+            M[i] = [(M[rank][c] * M[i][j] - M[i][c] * M[rank][j]) // prev for j in range(cols)]
+        prev = M[rank][c]
+        rank += 1
+        if rank == rows:
+            break
+    return rank
+
+
+def _dot(x: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
+    return sum((a * b for a, b in zip(x, y)), Fraction(0))
+
+
+def exact_quadratic_form(G, p) -> Fraction:
+    """p^T G p exactly."""
+    return _dot([rational(v) for v in np.ravel(p)], exact_matvec(G, p))
+
+
+def _eps(precision: str) -> Fraction:
+    """Machine epsilon of the arithmetic a Result states it holds in."""
+    if precision.startswith("mpmath"):
+        return Fraction(1, 10 ** int(precision.split(",")[1].split()[0]))
+    return Fraction(2) ** -52
+
+
+def _positive(values: Sequence[Fraction], what: str) -> str:
+    for i, v in enumerate(values):
+        if not v > 0:
+            return f"{what}_{i} = {float(v):.3e} is not > 0 in exact arithmetic"
+    return ""
+
+
+def _check_certificate(G, p, accuracy, strict: bool, precision: str) -> str:
+    p_r = [rational(v) for v in np.ravel(p)]
+    n = len(p_r)
+    if any(v < 0 for v in p_r):
+        return "p has a negative entry"
+    if abs(sum(p_r) - 1) > 16 * max(n, 1) * _eps(precision):
+        return f"sum(p) = {float(sum(p_r))!r} is not 1 within 16 n eps"
+    Q = exact_quadratic_form(G, p)
+    acc2 = rational(accuracy) ** 2
+    if not (Q < acc2 if strict else Q <= acc2):
+        return f"p^T G p = {float(Q):.6e} is not {'<' if strict else '<='} accuracy^2 = {float(acc2):.6e} in exact arithmetic"
+    return ""
+
+
+def _patterns_exact(X, y, rho, Delta) -> np.ndarray:
+    """PT11's patterns [l_k x_k, l_k rho, l_k Delta e_k] as an object array of Fractions."""
+    X = np.asarray(X, dtype=object)
+    rows = []
+    m = X.shape[0]
+    for k in range(m):
+        lk = int(y[k])
+        row = [lk * rational(v) for v in X[k]]
+        if rho is not None:
+            row.append(lk * rational(rho))
+        if Delta is not None:
+            row.extend(lk * rational(Delta) if i == k else Fraction(0) for i in range(m))
+        rows.append(row)
+    return np.array(rows, dtype=object)
+
+
+def verify_exact(result: "Result", data, y=None, *, accuracy=None) -> str:
+    """Re-check the claim of ``result`` in exact rational arithmetic; ``''`` if it holds.
+
+    Parameters
+    ----------
+    result : Result
+        What an algorithm of :mod:`reference` returned.
+    data : array_like
+        The matrix or data the algorithm was given: G for ``nkp``, ``snkp``, ``nvn``,
+        ``snkpvn``, ``isnkpvn``; X for the primal algorithms (then pass ``y`` too).
+    y : array_like, optional
+        The labels (primal algorithms only).
+    accuracy : float, optional
+        The accuracy of a certificate (epsilon, or delta of SNKPVN); default: the one the
+        result records in ``info``.
+
+    Returns
+    -------
+    str
+        ``''`` if the claim holds exactly (or the result claims nothing: ``"max_iter"``), else why.
+
+    Raises
+    ------
+    ValueError
+        Unknown algorithm, missing ``y`` for a primal algorithm, or a certificate without a
+        known accuracy.
+    """
+    name = result.algorithm
+    if result.status not in (SEPARATOR, CERTIFICATE):
+        return ""
+    if name in GRAM_ALGORITHMS:
+        if result.status == SEPARATOR:
+            return _positive(exact_matvec(data, result.alpha), "(G alpha)")
+        if accuracy is None:
+            accuracy = result.info.get("delta" if name == "snkpvn" else "epsilon")
+        if accuracy is None:
+            raise ValueError(f"pass accuracy=: the {name} result does not record its accuracy")
+        return _check_certificate(data, result.p, accuracy, strict=name != "nvn", precision=result.precision)
+    if name in PRIMAL_ALGORITHMS:
+        if y is None:
+            raise ValueError(f"{name} claims a separator of data: pass y, the labels")
+        if name in ("pfm", "pdm", "pdm_succ"):
+            Y = _patterns_exact(data, y, result.info.get("rho"), result.info.get("Delta"))
+        else:
+            Y = _patterns_exact(data, y, None, None)
+        w = [rational(v) for v in np.ravel(result.w)]
+        return _positive([_dot(row, w) for row in Y], "y_i <w, x_i>")
+    raise ValueError(f"unknown algorithm {name!r}; expected one of {GRAM_ALGORITHMS + PRIMAL_ALGORITHMS}")
+
+
+def ratio_at_least(N: Fraction, Q: Fraction, bound: Fraction) -> bool:
+    """N / sqrt(Q) >= bound, decided exactly (Q > 0)."""
+    if bound <= 0 <= N:
+        return True
+    if N < 0 <= bound:
+        return False
+    if N >= 0:  # both >= 0
+        return N * N >= bound * bound * Q
+    return N * N <= bound * bound * Q  # both < 0: |N|/sqrt(Q) <= |bound|
+
+
+def margin_witness_value(K, alpha) -> Optional[Tuple[Fraction, Fraction]]:
+    """``(min_i (K alpha)_i, alpha^T K alpha)`` exactly (m(K) >= N/sqrt(Q) when Q > 0)."""
+    Ka = exact_matvec(K, alpha)
+    return min(Ka), _dot([rational(v) for v in np.ravel(alpha)], Ka)
+
+
+def verify_margin_exact(m, K) -> str:
+    """Re-check a :class:`~reference.margin.Margin` of ``K`` in exact rational arithmetic.
+
+    Checks what its witnesses prove: ``lower <= min(K alpha)/||alpha||_K`` (so lower <= m(K)),
+    and, when ``upper >= 0``, ``||p||_K / 1^T p <= upper`` (so m(K) <= upper for PSD K, RP14
+    Lemma 3).  A negative ``upper`` (the infeasible case, -delta_max of the hull) has no finite
+    witness; it is refuted when the min-norm point p, the uniform vector or the witness alpha
+    shows m(K) > upper exactly.  ``feasible=True`` must come with ``lower > 0``.
+
+    Returns
+    -------
+    str
+        ``''`` if nothing is refuted, else why.
+    """
+    lower, upper = rational(m.lower) if np.isfinite(float(m.lower)) else None, rational(m.upper)
+    if m.feasible is True and not (lower is not None and lower > 0):
+        return f"feasible=True but lower = {float(m.lower):.3e} is not > 0"
+    if lower is not None:
+        if m.alpha is None:
+            return "a finite lower bound without a witness alpha"
+        N, Q = margin_witness_value(K, m.alpha)
+        if not Q > 0:
+            return "the witness alpha has ||alpha||_K = 0 in exact arithmetic"
+        if not ratio_at_least(N, Q, lower):
+            return f"lower = {float(m.lower)!r} exceeds min(K alpha)/||alpha||_K = {float(N) / float(Q) ** 0.5!r} in exact arithmetic"
+    if upper >= 0:
+        p = [rational(v) for v in np.ravel(m.p)]
+        Q = _dot(p, exact_matvec(K, m.p))
+        s = sum(p)
+        if not Q <= upper * upper * s * s:
+            return f"upper = {float(m.upper)!r} is below ||p||_K / 1^T p = {float(Q) ** 0.5 / float(s)!r} in exact arithmetic"
+        return ""
+    n = np.asarray(K).shape[0]
+    for name, cand in (("p", m.p), ("uniform", np.full(n, 1.0 / n)), ("alpha", m.alpha)):
+        if cand is None:
+            continue
+        N, Q = margin_witness_value(K, cand)
+        if Q > 0 and not ratio_at_least(-N, Q, -upper):  # N/sqrt(Q) > upper
+            return (
+                f"upper = {float(m.upper)!r} < 0, yet alpha = {name} gives min(K alpha)/||alpha||_K = "
+                f"{float(N) / float(Q) ** 0.5!r} > upper in exact arithmetic"
+            )
+    return ""
