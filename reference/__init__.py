@@ -11,6 +11,7 @@ from .algorithms import SPECS
 from .arithmetic import Arithmetic, arithmetic, g_norm, project_simplex, softmax
 from .data import augment, drop_zero_rows, extend, load_libsvm, load_npz, reflect
 from .dynamic_margin import pdm, pdm_succ, pfm
+from .exact import verify_exact, verify_margin_exact
 from .gram import gram, kernel_matrix, signed_gram
 from .data_margin import DataMargin, margin_from_data
 from .margin import Margin, margin
@@ -58,4 +59,6 @@ __all__ = [
     "snkp",
     "snkpvn",
     "softmax",
+    "verify_exact",
+    "verify_margin_exact",
 ]

@@ -52,7 +52,8 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: O
     if unknown:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)} for kernel {kernel!r}; allowed: {sorted(allowed) or 'none'}")
     A, B = ar.array(A), ar.array(B)
-    inner = A @ B.T
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by gram / signed_gram
+        inner = A @ B.T
     if kernel == "linear":
         return inner
     if kernel == "polynomial":
@@ -62,7 +63,8 @@ def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: O
         c = check_real("c", params.get("c", 1.0), low=0, low_open=False)
         return (inner + ar.scalar(c)) ** int(degree)
     sigma = check_real("sigma", params.get("sigma", 1.0), low=0)
-    two_sigma2 = 2 * ar.scalar(sigma) ** 2
+    with np.errstate(over="ignore", under="ignore"):  # judged just below
+        two_sigma2 = 2 * (ar.scalar(sigma) if ar.is_mp else np.float64(sigma)) ** 2
     if not 0 < two_sigma2 < np.inf:
         raise ValueError(
             f"sigma={sigma!r}: 2 sigma^2 = {float(two_sigma2)!r} under- or overflows float64; "

@@ -10,8 +10,19 @@ With ``K = G`` (:func:`reference.gram`) this is rho_K; with the unnormalized ``Y
 [PT11 eq. (1)].  Because alpha ranges over coefficients of the points, ``m`` is the *relative*
 margin inside span{z_i}  [spec E-A3, RP14 footnote 1].
 
-Two certificates bracket it (both are re-evaluated here with an a-priori round-off bound, so
-``lower <= m <= upper`` holds for the ``K`` passed in, up to the standard floating-point model):
+**Which object the interval certifies: the matrix given.**  ``lower <= m(K) <= upper`` holds for
+K exactly as stored (the rationals its floats are), not for some nearby matrix: every bound is
+re-evaluated with an a-priori round-off bound (Higham's gamma_n, the one unit round-off of
+:mod:`reference.arithmetic`), and where that allowance cannot decide, in exact rational
+arithmetic (:mod:`reference.exact`; ``reference.verify_margin_exact`` re-checks a Margin).
+Consequence: a rounded Gram matrix of infeasible data almost never *is* infeasible -- rounding
+gives it full exact rank, so (if PSD) its margin is >= 0 -- and then ``feasible`` is ``None``,
+``upper = ||p*||_K`` (tiny, >= 0) and ``value`` = -delta_max^rel of the rank-r matrix it is
+within round-off of (the data it approximates).  ``feasible=False`` (``upper = -delta_max < 0``)
+is stated only when K has exactly that rank (decided in integer arithmetic), e.g. the Gram
+matrix of small-integer data.
+
+Two certificates bracket it:
 
 * any alpha with ||alpha||_K > 0 gives  ``m >= min_i (K alpha)_i / ||alpha||_K``  (definition);
 * any p >= 0, p != 0 gives  ``m <= ||p||_K / (1^T p)``  (weak duality, [RP14 Lemma 3]).
@@ -44,7 +55,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, to_float
 from .data import check_gram, check_int
-from .exact import margin_witness_value, ratio_at_least, rational
+from .exact import exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -61,6 +72,8 @@ DEFAULT_MAX_ITER = 10_000
 DEFAULT_MAX_SUBSETS = 200_000
 #: Largest n for which an undecided / infeasible verdict is first re-checked in exact arithmetic.
 EXACT_MAX_N = 400
+#: Largest n for which the exact rank of K is computed (fraction-free elimination, O(n^3)).
+EXACT_RANK_N = 60
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -702,6 +715,10 @@ def margin(
       normal (alpha-form), ``upper = -delta_max`` from the complete enumeration (certified up to
       the round-off of the facet computations and the rank tolerance).
     * The margin is relative to span{z_i}: for z_2 = -z_1 it is -||z_1||, not 0.
+    * The interval is for K as stored (module docstring): a negative ``upper`` only when K has
+      exactly the numerical rank r; otherwise ``feasible=None`` and ``value`` = -delta_max^rel
+      of the rank-r matrix within round-off of K.  An exactly feasible K (K p* > 0 in exact
+      arithmetic, below the float allowance) gets ``feasible=True``.
 
     Raises
     ------
@@ -752,6 +769,10 @@ def margin(
         best = _enumerate_facets(Zs, r, tol_side)
     else:
         best = _local_search(Zs, r, tol_side, max_subsets, np.random.default_rng(0))
+    # The hull's facets were found in the numerical span (rank r): a statement about K as stored
+    # only if K has exactly rank r (decided in integer arithmetic; else K is merely within round-off
+    # of a rank-r matrix, and its own margin is bracketed by the witnesses alone).
+    span_is_exact = r == n or (n <= EXACT_RANK_N and exact_rank(Km, at_most=r) == r)
     with ar.context():
         lower, alpha, upper, value = lo_p, (None if lo_p == -math.inf else p), up_p, None
         if best is not None:
@@ -772,15 +793,16 @@ def margin(
                 lc = _lower(Km, c, ar)
                 if lc > lower:
                     lower, alpha = lc, c
-            if complete and b <= tol_side:  # -delta_max, exact up to the facets' round-off
+            if complete and b <= tol_side and span_is_exact:  # -delta_max, exact up to the facets' round-off
                 allowance = 64 * ar.scalar(n) * _unit_roundoff(ar) * ar.scalar(scale)
                 upper = min(upper, value + allowance)
-        origin_in_hull = complete and best is not None and b <= tol_side
+        if upper > 0 and n <= EXACT_MAX_N and exact_quadratic_form(Km, p) == 0:
+            upper = ar.scalar(0)  # p* K p* = 0 exactly: 0 is in the hull of K as stored [RP14 Lemma 3]
         feasible: Optional[bool]
         if lower > 0:
             feasible = True
             value = mnp.norm
-        elif origin_in_hull or mnp_zero:
+        elif upper <= 0:  # certified for K as stored: 0 is in the hull (m <= 0)
             feasible = False
         else:
             feasible = None
@@ -789,6 +811,14 @@ def margin(
         value = min(max(value, lower), upper)
         if feasible is True:
             method = "feasible (the facet enumeration found a separating hyperplane); min-norm point estimate"
+        elif complete and best is not None and not span_is_exact and b <= tol_side:
+            method = (
+                f"undecided for K as stored: K is within round-off of a matrix of rank {r} whose hull "
+                f"holds the origin (value = -delta_max^rel of that matrix, from all C({len(uniq)}, {r}) = "
+                f"{n_sub} point subsets [RP14 Theorem 3, E-A3]), but K itself has exact rank > {r}, "
+                "so its own margin is only bracketed: lower from the facet normal (alpha-form), upper = "
+                "||p*||_K of the min-norm point [RP14 Lemma 3]"
+            )
         elif complete and best is not None:
             method = (
                 f"{'infeasible' if feasible is False else 'undecided'}: complete enumeration of the "

@@ -123,7 +123,8 @@ def _verify(pb: _Problem, s: SmoothState, claim: str) -> str:
 
 
 def _output(pb: _Problem, s: SmoothState) -> dict:
-    return {"alpha": s.alpha, "p": s.p, "info": {"mu": s.mu}}
+    info = {"mu": s.mu} if pb.delta is None else {"mu": s.mu, "delta": pb.delta}
+    return {"alpha": s.alpha, "p": s.p, "info": info}
 
 
 # -- Algorithm 4: SNKP ---------------------------------------------------------------------------
@@ -266,7 +267,7 @@ def snkpvn(
     Result
         ``"separator"`` with ``alpha`` (G alpha > 0 verified), ``"certificate"`` with ``p``
         (in the simplex, ||p||_G < delta verified), or ``"max_iter"``.  ``alpha`` and ``p`` are
-        always the last iterates; ``info["mu"]`` is mu_k.
+        always the last iterates; ``info["mu"]`` is mu_k, ``info["delta"]`` the accuracy.
     """
     if check_engine(engine, precision, trace) == FAST:
         from .fast import engine as fast
@@ -394,7 +395,12 @@ def _isnkpvn_output(pb: _OuterProblem, s: OuterState) -> dict:
     return {
         "alpha": s.alpha,
         "p": s.q,
-        "info": {"T": s.t, "deltas": list(s.deltas), "inner_iterations": list(s.inner_iterations)},
+        "info": {
+            "T": s.t,
+            "deltas": list(s.deltas),
+            "inner_iterations": list(s.inner_iterations),
+            "epsilon": pb.epsilon,
+        },
     }
 
 
@@ -458,7 +464,8 @@ def isnkpvn(
         ``"separator"`` with ``alpha`` (G alpha > 0 verified), ``"certificate"`` with ``p``
         (in the simplex, ||p||_G < epsilon verified), or ``"max_iter"``.  ``p`` is the last
         prox-centre q_t.  ``iterations`` is the total of inner iterations; ``info`` holds
-        ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...] and ``inner_iterations``.
+        ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...], ``inner_iterations`` and
+        ``epsilon``.
     """
     if check_engine(engine, precision, trace) == FAST:
         from .fast import engine as fast

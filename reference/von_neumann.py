@@ -91,7 +91,7 @@ NVN = Algorithm(
     exit=_exit,
     counter=lambda s: s.k,
     verify=_verify,
-    output=lambda pb, s: {"p": s.p, "info": {"norm_p": g_norm(pb.G, s.p, pb.ar)}},
+    output=lambda pb, s: {"p": s.p, "info": {"norm_p": g_norm(pb.G, s.p, pb.ar), "epsilon": pb.epsilon}},
 )
 
 
@@ -138,7 +138,7 @@ def nvn(
     Result
         ``"certificate"`` with ``p`` (in the simplex, ||p||_G <= epsilon verified), or
         ``"separator"`` with ``alpha = p`` (G alpha > 0 verified), or ``"max_iter"``.
-        ``info["norm_p"]`` is ||p||_G.
+        ``info["norm_p"]`` is ||p||_G, ``info["epsilon"]`` the accuracy.
     """
     if check_engine(engine, precision, trace) == FAST:
         from .fast import engine as fast

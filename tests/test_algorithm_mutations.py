@@ -174,13 +174,15 @@ def test_isnkpvn_stops_when_inner_claim_fails_verification():
     # G = [[1, c], [c, 1]], c = -(1 - 2^-48): G q_0 = (1 + c)/2 (1, 1) = 2^-49 (1, 1) > 0, so
     # SNKPVN claims the separator q_0 at k = 0, but 2^-49 is below the verifier's round-off
     # allowance 18 u = 18 * 2^-52: the claim is refused and SNKPVN returns "max_iter" after 0
-    # iterations.  ISNKPVN must stop there (repeating the same call would never end), and the
-    # E-A7 guard does not fire: ||q_0||_G^2 = 2^-49 > n u = 2^-51.
+    # allowance 18 u = 18 * 2^-52: the claim is refused, and SNKPVN goes on (issue 11: the exit
+    # test and the verification agree) until its budget is spent.  ISNKPVN must stop there
+    # (repeating the same call would never end), and the E-A7 guard does not fire:
+    # ||q_0||_G^2 = 2^-49 > n u = 2^-51.
     c = -(1 - 2.0**-48)
     G = np.array([[1.0, c], [c, 1.0]])
-    r = isnkpvn(G, 2.0, 1e-3, trace=True)
-    assert (r.status, r.iterations, r.info["T"], r.info["inner_iterations"]) == ("max_iter", 0, 1, [0])
-    assert "separator claimed but not verified" in r.trace[0].inner.message
+    r = isnkpvn(G, 2.0, 1e-3, trace=True, max_iter=40)
+    assert (r.status, r.iterations, r.info["T"], r.info["inner_iterations"]) == ("max_iter", 40, 1, [40])
+    assert "the last claim (separator, iteration 40) was not verified" in r.trace[0].inner.message
     np.testing.assert_array_equal(f64(r.p), [0.5, 0.5])
     assert r.alpha is None
 
@@ -201,10 +203,11 @@ def test_isnkpvn_guard_fires_at_equality():
 
 def test_isnkpvn_certificate_is_verified_strictly():
     # Same guard case, but epsilon = ||q_0||_G = 2^-25: the certificate promises ||p||_G < epsilon
-    # (strict), which q_0 does not satisfy, so the claim is refused.
+    # (strict), which q_0 does not satisfy, so the claim is refused -- and the run goes on
+    # (issue 11) with an SNKPVN call at delta_0 = 2^-26 until the budget is spent.
     r = isnkpvn(G_GUARD, 2.0, 2.0**-25, max_iter=50)
-    assert (r.status, r.iterations, r.info["T"]) == ("max_iter", 0, 0)
-    assert r.message.startswith("certificate claimed but not verified") and "is not <" in r.message
+    assert (r.status, r.iterations, r.info["T"]) == ("max_iter", 50, 1)
+    assert "the last claim (certificate, iteration 0) was not verified" in r.message and "is not <" in r.message
 
 
 # =============================================================================================

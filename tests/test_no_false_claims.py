@@ -1,0 +1,285 @@
+"""Issue 11: no false claim, anywhere.  One regression test per defect a soak and a fuzzer found
+(each fails on the code before the fix), the exact rational checker, and the soak itself.
+
+Expected values are known by construction (exact arithmetic on the stored floats, closed forms),
+never copied from a run.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+import reference as ref
+from reference.exact import exact_quadratic_form, exact_rank, rational, verify_exact, verify_margin_exact
+
+# z1 + z2 + z3 = 0 exactly (dyadic coordinates): the origin is in the hull, no separator exists
+TRIANGLE = np.array([[1.0, 0.0], [-0.5, 0.75], [-0.5, -0.75]])
+ONES3 = np.array([1, 1, 1])
+
+
+# -- item 1: gram at extreme scales ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [2.0**530, 2.0**700, 2.0**1000, 2.0**-530, 2.0**-700, 2.0**-1000, 1e160, 1e-200])
+def test_gram_is_scale_free_and_never_wrong(scale):
+    """G depends on directions only: scaling the data must give the same G -- bit for bit when
+    the scaling is exact (a power of two) -- and never a NaN or G ~ I (the old gram divided by
+    sqrt(inf) past ||x|| ~ 1.3e154 and then nkp, snkp, nvn, isnkpvn 'separated' the triangle)."""
+    G1 = ref.gram(TRIANGLE, ONES3)
+    Gs = ref.gram(TRIANGLE * scale, ONES3)
+    assert np.all(np.isfinite(Gs))
+    if math.log2(scale).is_integer():
+        assert np.array_equal(Gs, G1)
+        for fn in (ref.nkp, ref.snkp):
+            assert fn(Gs, max_iter=500).status != ref.SEPARATOR
+        assert ref.nvn(Gs, 1e-3).status != ref.SEPARATOR
+        assert ref.isnkpvn(Gs, 2.0, 1e-3).status != ref.SEPARATOR
+    assert np.allclose(Gs, G1, rtol=0, atol=4e-16)
+    m = ref.margin(Gs)
+    assert m.upper < 1e-6 and verify_margin_exact(m, Gs) == ""  # G ~ I had margin 1/sqrt(3)
+
+
+def test_gram_overflow_elsewhere_is_a_value_error_naming_X():
+    with pytest.raises(ValueError, match=r"overflowed float64.*rescale X"):
+        ref.signed_gram(TRIANGLE * 1e200, ONES3)
+    with pytest.raises(ValueError, match=r"overflowed float64.*rescale X"):
+        ref.gram(TRIANGLE * 1e200, ONES3, kernel="polynomial")
+    with pytest.raises(ValueError, match=r"sigma=5e-324: 2 sigma\^2"):
+        ref.gram(TRIANGLE, ONES3, kernel="gaussian", sigma=5e-324)
+    with pytest.raises(ValueError, match=r"sigma=1e\+308"):
+        ref.gram(TRIANGLE, ONES3, kernel="gaussian", sigma=1e308)
+
+
+# -- item 2: certificates carry a rigorous round-off allowance ------------------------------------
+
+
+def _infeasible_gram(seed: int, n: int = 6, d: int = 3) -> np.ndarray:
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    X = np.vstack([X, -X.sum(axis=0, keepdims=True)])
+    return ref.gram(X, np.ones(n + 1))
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 1e-7, 1e-9, 1e-12])
+def test_tiny_epsilon_certificates_hold_exactly(epsilon):
+    """Below ~1e-7 the float value of ||p||_G is mostly round-off; a certificate must hold for the
+    exact rationals G and p (the old float test returned p with exact ||p||_G > epsilon)."""
+    for seed in range(4):
+        G = _infeasible_gram(seed)
+        for res in (ref.nvn(G, epsilon, max_iter=3000), ref.isnkpvn(G, 2.0, epsilon, max_iter=3000),
+                    ref.snkpvn(G, np.full(G.shape[0], 1 / G.shape[0]), epsilon, max_iter=3000)):
+            assert verify_exact(res, G, accuracy=epsilon) == "", (res.algorithm, seed, res.message)
+
+
+def test_certificate_verifier_bounds_the_roundoff_of_the_quadratic_form():
+    """p^T G p computed in float64 can be far below the exact value; the verifier must use the
+    a-priori bound (or the exact value), not the computed one."""
+    from reference.arithmetic import Arithmetic, g_norm, g_norm_upper
+
+    F64 = Arithmetic()
+    G = ref.gram(np.array([[0.875], [-0.4375]]), np.array([1, 1]))  # G_12 = -(1 - 2^-53)
+    p = np.array([0.5, 0.5])
+    exact = math.sqrt(exact_quadratic_form(G, p))  # ||p||_G = 2^-27 exactly (p^T G p = 2^-54)
+    assert exact == 2.0**-27
+    assert float(g_norm_upper(G, p, F64)) >= exact
+    rng = np.random.default_rng(0)  # on random p and G the bound is never below the exact value
+    for _ in range(50):
+        G = _infeasible_gram(int(rng.integers(100)))
+        q = rng.dirichlet(np.ones(G.shape[0]))
+        assert g_norm_upper(G, q, F64) ** 2 >= exact_quadratic_form(G, q) >= 0
+    G = ref.gram(np.array([[0.875], [-0.4375]]), np.array([1, 1]))
+    assert ref.result.verify_certificate(G, p, 2.0**-27, F64, strict=True) != ""
+    assert ref.result.verify_certificate(G, p, 2.0**-27 * (1 + 2**-40), F64, strict=True) == ""
+
+
+# -- item 3: precision below float64 --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("digits", [1, 3, 10, 15])
+def test_precision_below_float64_is_refused(digits):
+    G = _infeasible_gram(0)
+    with pytest.raises(ValueError, match=r"precision must be None \(float64\) or an integer number of decimal digits from 16"):
+        ref.nvn(G, 1e-3, precision=digits)
+    with pytest.raises(ValueError, match="precision"):
+        ref.margin(G, precision=digits)
+
+
+def test_precision_has_an_upper_limit():
+    with pytest.raises(ValueError, match="to 1000"):
+        ref.margin(np.eye(2), precision=10**5)
+
+
+# -- item 4: no crash at extreme scales -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e200, 1e300])
+def test_primal_algorithms_at_extreme_scales(scale):
+    X = np.array([[1.0, 2.0], [2.0, 1.5], [-1.0, -1.0], [-2.0, 0.5]]) * scale
+    y = np.array([1, 1, -1, -1])
+    for multiple in (False, True):
+        for res in (ref.pfm(X, y, 0.01 * scale, multiple_updates=multiple, rho=scale),
+                    ref.pdm(X, y, 0.1, multiple_updates=multiple, rho=scale),
+                    ref.pdm_succ(X, y, 0.1, multiple_updates=multiple, rho=scale)):
+            assert res.status == ref.SEPARATOR, res.message
+            assert verify_exact(res, X, y) == ""
+    for res in (ref.perceptron(X, y), ref.normalized_perceptron(X, y), ref.normalized_perceptron(X, y, normalize=False)):
+        assert res.status == ref.SEPARATOR and verify_exact(res, X, y) == ""
+
+
+def test_perceptron_near_the_overflow_threshold():
+    X, y = np.array([[1e308, 1e308], [-1e308, 1e308]]), np.array([1, -1])
+    res = ref.perceptron(X, y)
+    assert res.status == ref.SEPARATOR and verify_exact(res, X, y) == ""
+    assert res.info["scale"] == "2^-1024"
+
+
+# -- item 5: ISNKPVN's budget bounds the work ------------------------------------------------------
+
+
+def test_isnkpvn_budget_bounds_outer_loops():
+    """SNKPVN calls that return at k = 0 cost a G-product each; with gamma close to 1 there are
+    thousands of them (105 here on the old code with max_iter = 50)."""
+    rng = np.random.default_rng(5)
+    X, y = rng.standard_normal((8, 2)), rng.choice([-1, 1], 8)
+    res = ref.isnkpvn(ref.gram(X, y), gamma=1.0001, max_iter=50)
+    assert res.info["T"] <= 50
+    assert res.iterations + res.info["T"] <= 100
+
+
+def test_isnkpvn_antipodal_points_finish_quickly():
+    X = np.random.default_rng(0).standard_normal((20, 3))
+    G = ref.gram(np.vstack([X, -X]), np.ones(40))
+    t0 = time.perf_counter()
+    res = ref.isnkpvn(G, gamma=1.0001, epsilon=1e-9, max_iter=2000)
+    assert time.perf_counter() - t0 < 20
+    assert res.info["T"] <= 2000 and verify_exact(res, G, accuracy=1e-9) == ""
+
+
+# -- item 6: margin(K) certifies the matrix given ----------------------------------------------------
+
+
+def test_margin_of_a_nearly_singular_matrix_contains_its_exact_margin():
+    """G_12 = -(1 - 2^-53): alpha = (1/2, 1/2) gives G alpha = 2^-54 > 0 exactly, so the matrix
+    given is feasible with margin ||p*||_G = 2^-27 (p* = (1/2, 1/2) by symmetry); the old interval
+    was [-1.0000000000000036, -0.999999999999986]."""
+    G = ref.gram(np.array([[0.875], [-0.4375]]), np.array([1, 1]))
+    assert rational(G[0, 1]) == -1 + rational(2.0**-53)
+    for precision in (None, 30):
+        m = ref.margin(G, precision=precision)
+        assert m.lower <= 2.0**-27 <= m.upper
+        assert m.feasible is True
+        assert verify_margin_exact(m, G) == ""
+
+
+def test_margin_infeasible_claim_only_for_an_exactly_rank_deficient_matrix():
+    """A rounded Gram matrix of infeasible data has full exact rank (so, if PSD, its margin is
+    >= 0): margin must not state a negative upper bound for it; an exactly rank-deficient one
+    (integer data) keeps its -delta_max."""
+    th = 2 * np.pi * np.arange(3) / 3 + 0.3
+    Z = np.column_stack([np.cos(th), np.sin(th)])
+    K = Z @ Z.T
+    assert exact_rank(K) == 3
+    m = ref.margin(K)
+    assert m.upper >= 0 and m.feasible is not False
+    assert m.value == pytest.approx(-0.5, abs=1e-9)  # -delta_max of the data it approximates
+    assert verify_margin_exact(m, K) == ""
+    S = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    K = S @ S.T
+    assert exact_rank(K) == 2
+    m = ref.margin(K)
+    assert m.feasible is False and m.upper < 0 and m.lower <= -1.0 <= m.upper
+
+
+# -- item 7: the exit test and the verification agree ---------------------------------------------
+
+
+def test_unverified_claim_does_not_end_the_run():
+    """w_1 = z_1/||z_1|| has y_2 <w_1, x_2> = 0 exactly, but > 0 in the normalized float
+    coordinates: the run must go on (w_2 separates), not stop as max_iter after 1 of 100,000."""
+    res = ref.normalized_perceptron([[1, 2], [-1, 0.5]], [1, -1])
+    assert res.status == ref.SEPARATOR and res.iterations > 1
+    assert verify_exact(res, np.array([[1, 2], [-1, 0.5]]), np.array([1, -1])) == ""
+
+
+def test_cyclic_perceptron_treats_a_margin_within_roundoff_as_a_mistake():
+    Z = np.array([[1.0, -(1.0 - 35 * 2.0**-52)]])  # y <w, x> = 35 eps > 0 for w = (1, 1): within round-off
+    res = ref.perceptron(Z, np.array([1]), max_iter=10)
+    assert res.status == ref.SEPARATOR and verify_exact(res, Z, np.array([1])) == ""
+
+
+# -- the exact checker rejects broken claims -------------------------------------------------------
+
+
+def test_verify_exact_rejects_each_kind_of_false_claim():
+    G = _infeasible_gram(1)
+    good = ref.nvn(G, 1e-2)
+    assert good.status == ref.CERTIFICATE and verify_exact(good, G) == ""
+    bad_p = np.zeros(G.shape[0])
+    bad_p[0] = 1.0
+    fake = ref.Result("nvn", ref.CERTIFICATE, 1, p=bad_p, info={"epsilon": 1e-2})
+    assert "p^T G p" in verify_exact(fake, G)
+    fake = ref.Result("nvn", ref.CERTIFICATE, 1, p=np.full(G.shape[0], 0.5), info={"epsilon": 1e-2})
+    assert "sum(p)" in verify_exact(fake, G)
+    fake = ref.Result("nkp", ref.SEPARATOR, 1, alpha=np.full(G.shape[0], 1 / G.shape[0]))
+    assert "(G alpha)" in verify_exact(fake, G)
+    X, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, -1])
+    fake = ref.Result("pdm", ref.SEPARATOR, 1, w=np.array([1.0, 1.0, 0.0]), info={"rho": 1.0, "Delta": None})
+    assert "y_i <w, x_i>" in verify_exact(fake, X, y)
+    with pytest.raises(ValueError, match="pass y"):
+        verify_exact(fake, X)
+
+
+def test_verify_margin_exact_rejects_a_false_interval():
+    from dataclasses import replace
+
+    G = ref.gram(np.array([[1.0, 0.0], [0.6, 0.8]]), np.array([1, 1]))
+    m = ref.margin(G)
+    assert m.feasible is True and verify_margin_exact(m, G) == ""
+    assert "lower" in verify_margin_exact(replace(m, lower=m.lower * (1 + 1e-9)), G)
+    assert "upper" in verify_margin_exact(replace(m, upper=m.upper * (1 - 1e-6)), G)
+    assert "upper" in verify_margin_exact(replace(m, upper=-0.5, lower=-1.0, feasible=False), G)
+
+
+# -- the soak -----------------------------------------------------------------------------------------
+
+
+def test_soak_short_slice_finds_nothing():
+    from theorems.soak import CLASSES, soak
+
+    report = soak(runs=len(CLASSES) * 2, seed=11, hang_seconds=60)
+    t = report.total()
+    assert report.instances == len(CLASSES) * 2 and t.runs == report.instances * 11
+    assert t.claims > 0
+    assert report.ok, report.failures[:3]
+
+
+def test_soak_is_deterministic_for_a_seed():
+    from theorems.soak import soak
+
+    a, b = soak(runs=5, seed=3), soak(runs=5, seed=3)
+    assert a.rows() == b.rows()
+
+
+def test_soak_reports_a_broken_algorithm():
+    from theorems.soak import soak
+
+    def broken_nvn(G, epsilon, **kw):  # claims the first point is a certificate
+        p = np.zeros(G.shape[0])
+        p[0] = 1.0
+        return ref.Result("nvn", ref.CERTIFICATE, 0, p=p, info={"epsilon": epsilon})
+
+    def crashing_nkp(G, **kw):
+        raise RuntimeError("boom")
+
+    def slow_snkp(G, **kw):
+        time.sleep(5)
+
+    report = soak(runs=3, seed=0, algorithms={"nvn": broken_nvn, "nkp": crashing_nkp, "snkp": slow_snkp}, hang_seconds=0.2)
+    assert report.tallies["nvn"].false_claims == 3
+    assert report.tallies["nkp"].crashes == 3
+    assert report.tallies["snkp"].hangs == 3
+    assert not report.ok
+    assert report.tallies["pdm"].false_claims == 0

@@ -1,0 +1,355 @@
+"""The soak: every algorithm and ``margin`` on generated and adversarial instances, every claim
+re-checked in exact rational arithmetic.
+
+``margins soak [--minutes N] [--runs N] [--seed S]`` draws instances from the classes that broke
+the library before (issue 11) -- extreme scales, nearly singular G, tiny accuracies, low precision,
+duplicates, antipodal points, XOR, separability decided by round-off -- plus plain random
+separable and infeasible data, runs every algorithm of :mod:`reference` and
+:func:`reference.margin` on each, and re-checks every claim with :func:`reference.verify_exact`
+/ :func:`reference.verify_margin_exact` on the exact matrix or data the function was given.
+
+Per algorithm it counts runs, claims (``"separator"`` / ``"certificate"``, or a margin
+interval), false claims (refuted in exact arithmetic), crashes (any exception but a
+``ValueError`` on an input the function may refuse), rejections (that ``ValueError``) and hangs
+(a run over ``hang_seconds``, interrupted).  The instance stream is a pure function of the seed,
+so ``--runs N --seed S`` is reproducible bit for bit; ``--minutes`` stops at the first instance
+boundary after the time is up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+import reference
+
+__all__ = ["SoakInstance", "SoakReport", "instances", "soak", "ALGORITHMS", "CLASSES"]
+
+#: Every function the soak runs: the ten algorithms and the certified margin.
+ALGORITHMS = tuple(reference.ALGORITHMS) + ("margin",)
+
+#: The instance classes, in the order the stream cycles through them.
+CLASSES = (
+    "separable",
+    "infeasible",
+    "extreme_scale",
+    "near_singular",
+    "tiny_epsilon",
+    "low_precision",
+    "duplicates",
+    "antipodal",
+    "xor",
+    "roundoff_separability",
+)
+
+_GRAM = ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
+_PT11 = ("pfm", "pdm", "pdm_succ")
+
+
+@dataclass(frozen=True)
+class SoakInstance:
+    """One instance: data, and the arguments every algorithm gets on it."""
+
+    cls: str
+    X: np.ndarray
+    y: np.ndarray
+    epsilon: float = 1e-3  # NVN / ISNKPVN accuracy, SNKPVN's delta, PDM's epsilon (clipped to (0, 1])
+    precision: Optional[int] = None
+    kernel: str = "linear"
+    max_iter: int = 2_000
+
+
+@dataclass
+class Tally:
+    runs: int = 0
+    claims: int = 0
+    false_claims: int = 0
+    crashes: int = 0
+    rejected: int = 0
+    hangs: int = 0
+
+
+@dataclass
+class SoakReport:
+    """Counts per algorithm, and the first few failures (with a replayable description)."""
+
+    seed: int
+    tallies: Dict[str, Tally] = field(default_factory=lambda: {a: Tally() for a in ALGORITHMS})
+    failures: List[str] = field(default_factory=list)
+    instances: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(t.false_claims == 0 and t.crashes == 0 and t.hangs == 0 for t in self.tallies.values())
+
+    def total(self) -> Tally:
+        out = Tally()
+        for t in self.tallies.values():
+            for k in vars(out):
+                setattr(out, k, getattr(out, k) + getattr(t, k))
+        return out
+
+    def rows(self) -> List[List[str]]:
+        names = ["runs", "claims", "false_claims", "crashes", "hangs", "rejected"]
+        out = [[a] + [str(getattr(t, k)) for k in names] for a, t in self.tallies.items()]
+        tot = self.total()
+        return out + [["total"] + [str(getattr(tot, k)) for k in names]]
+
+    def table(self) -> str:
+        headers = ["algorithm", "runs", "claims", "false claims", "crashes", "hangs", "rejected"]
+        rows = self.rows()
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+        return "\n".join(lines)
+
+
+# -- instances ------------------------------------------------------------------------------------
+
+
+def _labels(rng: np.random.Generator, n: int) -> np.ndarray:
+    y = rng.choice([-1, 1], n)
+    y[0] = 1
+    return y
+
+
+def _separable(rng, n, d, margin=None):
+    """Points with y_i <u, x_i> >= margin for a random unit u (margin drawn if None)."""
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((n, d))
+    y = _labels(rng, n)
+    m = rng.choice([0.3, 0.05, 1e-3]) if margin is None else margin
+    s = X @ u
+    X = X + np.outer(y * m - s + y * np.abs(rng.standard_normal(n)) * 0.5, u)
+    return X, y
+
+
+def _make(cls: str, rng: np.random.Generator) -> SoakInstance:
+    n, d = int(rng.integers(2, 9)), int(rng.integers(1, 4))
+    if cls == "separable":
+        X, y = _separable(rng, n, d)
+        return SoakInstance(cls, X, y, epsilon=float(rng.choice([1e-2, 1e-3])))
+    if cls == "infeasible":
+        X = rng.standard_normal((n, d))
+        X = np.vstack([X, -X.sum(axis=0, keepdims=True) * rng.uniform(0.5, 2)])  # 0 in the hull
+        return SoakInstance(cls, X, np.ones(n + 1, dtype=np.int64), epsilon=float(rng.choice([1e-2, 1e-4])))
+    if cls == "extreme_scale":
+        X, y = (_separable(rng, n, d) if rng.random() < 0.5 else
+                (rng.standard_normal((n, d)), _labels(rng, n)))
+        scale = float(rng.choice([1e-300, 1e-200, 1e-160, 1e-150, 1e150, 1e155, 1e160, 1e200, 1e300]))
+        if rng.random() < 0.3:  # an exactly infeasible triangle z1 + z2 + z3 = 0 (issue 11, item 1)
+            X = np.array([[1.0, 0.0], [-0.5, 0.75], [-0.5, -0.75]])
+            y = np.ones(3, dtype=np.int64)
+        return SoakInstance(cls, X * scale, y)
+    if cls == "near_singular":
+        a = float(rng.uniform(0.1, 4.0))
+        b = -a * float(rng.choice([0.5, 0.25, 1.0, 1 - 2.0**-40, 3.0]))  # 1-D: G_12 = -1 up to rounding
+        X = np.array([[a], [b]] + [[float(v)] for v in rng.uniform(-3, 3, int(rng.integers(0, 3)))])
+        return SoakInstance(cls, X, np.ones(X.shape[0], dtype=np.int64))
+    if cls == "tiny_epsilon":
+        X = rng.standard_normal((n, d))
+        X = np.vstack([X, -X.sum(axis=0, keepdims=True)])
+        return SoakInstance(cls, X, np.ones(n + 1, dtype=np.int64), epsilon=float(rng.choice([1e-6, 1e-7, 1e-9, 1e-12])))
+    if cls == "low_precision":
+        X, y = _separable(rng, min(n, 4), d) if rng.random() < 0.5 else (rng.standard_normal((min(n, 4), d)), _labels(rng, min(n, 4)))
+        return SoakInstance(cls, X, y, epsilon=1e-3, precision=int(rng.choice([16, 17, 20])), max_iter=200)
+    if cls == "duplicates":
+        X, y = _separable(rng, n, d) if rng.random() < 0.5 else (rng.standard_normal((n, d)), _labels(rng, n))
+        k = rng.integers(0, n, int(rng.integers(1, n + 1)))
+        return SoakInstance(cls, np.vstack([X, X[k]]), np.concatenate([y, y[k]]))
+    if cls == "antipodal":
+        X = rng.standard_normal((n, d))
+        y = _labels(rng, n)
+        k = int(rng.integers(0, n))
+        return SoakInstance(cls, np.vstack([X, -X[k : k + 1]]), np.concatenate([y, y[k : k + 1]]))
+    if cls == "xor":
+        X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]) * float(rng.choice([1.0, 3.0, 1e-3]))
+        y = np.array([1, 1, -1, -1])
+        return SoakInstance(cls, X, y, kernel=str(rng.choice(["linear", "polynomial"])))
+    if cls == "roundoff_separability":
+        t = float(rng.choice([1e-15, 1e-16, 2.0**-52, 2.0**-53, 1e-17, 0.0]))
+        X = np.array([[1.0, 0.0], [-1.0, t], [0.5, -t / 2]]) * float(rng.choice([1.0, 0.1, 7.0]))
+        return SoakInstance(cls, X, np.array([1, 1, 1]), epsilon=float(rng.choice([1e-3, 1e-8])))
+    raise ValueError(f"unknown instance class {cls!r}")
+
+
+def instances(seed: int = 0) -> Iterator[SoakInstance]:
+    """The endless, deterministic stream of instances: the classes in turn, each from its own
+    ``np.random.default_rng((seed, index))``."""
+    index = 0
+    while True:
+        cls = CLASSES[index % len(CLASSES)]
+        yield _make(cls, np.random.default_rng((seed, index)))
+        index += 1
+
+
+# -- running and checking -------------------------------------------------------------------------
+
+
+class _Hang(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Interrupt the body after ``seconds`` (SIGALRM; main thread of a POSIX process only)."""
+    usable = hasattr(signal, "setitimer") and seconds > 0
+    if usable:
+        try:
+            old = signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(_Hang()))
+        except ValueError:  # not the main thread
+            usable = False
+    if usable:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        if usable:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G):
+    """Run one algorithm on one instance; return (result, the data its claim is about, y)."""
+    fn = fns[name]
+    eps = min(inst.epsilon, 1.0)
+    kw = {"max_iter": inst.max_iter, "precision": inst.precision}
+    if name == "margin":
+        return fn(G, precision=inst.precision, max_iter=inst.max_iter), G, None
+    if name in ("perceptron", "normalized_perceptron"):
+        return fn(inst.X, inst.y, **kw), inst.X, inst.y
+    if name in _PT11:
+        first = eps * 0.01 if name == "pfm" else max(eps, 1e-3)
+        return fn(inst.X, inst.y, first, max_epochs=200, **kw), inst.X, inst.y
+    if name == "nvn":
+        return fn(G, eps, **kw), G, None
+    if name == "snkpvn":
+        return fn(G, np.full(G.shape[0], 1.0 / G.shape[0]), eps, **kw), G, None
+    if name == "isnkpvn":
+        return fn(G, 2.0, eps, **kw), G, None
+    return fn(G, **kw), G, None
+
+
+def _check(name: str, result, data, y, inst: SoakInstance) -> Tuple[bool, str]:
+    """(claimed something, '' if the claim holds exactly else why)."""
+    if name == "margin":
+        return True, reference.verify_margin_exact(result, data)
+    if result.status not in (reference.SEPARATOR, reference.CERTIFICATE):
+        return False, ""
+    accuracy = min(inst.epsilon, 1.0) if name in ("nvn", "snkpvn", "isnkpvn") else None
+    return True, reference.verify_exact(result, data, y, accuracy=accuracy)
+
+
+def run_instance(inst: SoakInstance, report: SoakReport, fns: Dict[str, Callable], hang_seconds: float) -> None:
+    """Every algorithm on ``inst``; update ``report``."""
+    try:
+        G = reference.gram(inst.X, inst.y, inst.kernel, **({"degree": 2} if inst.kernel == "polynomial" else {}))
+        gram_error = None
+    except ValueError as exc:
+        G, gram_error = None, exc
+    except Exception as exc:  # noqa: BLE001 -- a crash of gram is counted against every Gram user
+        G, gram_error = None, exc
+    for name in fns:
+        tally = report.tallies.setdefault(name, Tally())
+        tally.runs += 1
+        needs_G = name in _GRAM or name == "margin"
+        if needs_G and G is None:
+            if isinstance(gram_error, ValueError):
+                tally.rejected += 1
+            else:
+                tally.crashes += 1
+                _note(report, name, inst, f"gram crashed: {type(gram_error).__name__}: {gram_error}")
+            continue
+        try:
+            with _time_limit(hang_seconds):
+                result, data, y = _call(name, fns, inst, G)
+        except _Hang:
+            tally.hangs += 1
+            _note(report, name, inst, f"no result within {hang_seconds} s")
+            continue
+        except ValueError as exc:
+            tally.rejected += 1
+            if inst.precision is None and inst.cls not in ("extreme_scale",):
+                _note(report, name, inst, f"rejected: {exc}")  # recorded, not counted as a failure
+            continue
+        except Exception as exc:  # noqa: BLE001 -- anything else is a crash
+            tally.crashes += 1
+            _note(report, name, inst, f"crash: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+            continue
+        try:
+            claimed, reason = _check(name, result, data, y, inst)
+        except Exception as exc:  # noqa: BLE001 -- a result the exact checker cannot read
+            claimed, reason = True, f"the result cannot be checked: {type(exc).__name__}: {exc}"
+        if claimed:
+            tally.claims += 1
+            if reason:
+                tally.false_claims += 1
+                _note(report, name, inst, f"FALSE CLAIM: {reason}")
+
+
+def _note(report: SoakReport, name: str, inst: SoakInstance, what: str) -> None:
+    if len(report.failures) < 50:
+        report.failures.append(
+            f"{name} on {inst.cls} (X={inst.X.tolist()!r}, y={inst.y.tolist()!r}, epsilon={inst.epsilon!r}, "
+            f"precision={inst.precision!r}, kernel={inst.kernel!r}): {what}"
+        )
+
+
+def soak(
+    *,
+    minutes: Optional[float] = None,
+    runs: Optional[int] = None,
+    seed: int = 0,
+    algorithms: Optional[Dict[str, Callable]] = None,
+    hang_seconds: float = 30.0,
+    progress: Optional[Callable[[SoakReport], None]] = None,
+) -> SoakReport:
+    """Run the soak until ``runs`` instances are done or ``minutes`` have passed.
+
+    Parameters
+    ----------
+    minutes : float, optional
+        Wall-clock budget; the current instance is finished.
+    runs : int, optional
+        Number of instances (each runs every algorithm).  At least one of the two is needed.
+    seed : int
+        Seed of the instance stream.
+    algorithms : dict, optional
+        name -> callable, replacing :mod:`reference`'s (names as in :data:`ALGORITHMS`); e.g. a
+        deliberately broken algorithm, to see the soak catch it.
+    hang_seconds : float
+        A run longer than this is interrupted and counted as a hang.
+    progress : callable, optional
+        Called with the report after every instance.
+    """
+    if minutes is None and runs is None:
+        raise ValueError("pass minutes= or runs= (the soak needs a budget)")
+    fns = {name: (reference.margin if name == "margin" else getattr(reference, name)) for name in ALGORITHMS}
+    if algorithms:
+        unknown = set(algorithms) - set(ALGORITHMS)
+        if unknown:
+            raise ValueError(f"unknown algorithm name(s) {sorted(unknown)}; expected names from {ALGORITHMS}")
+        fns.update(algorithms)
+    report = SoakReport(seed=seed)
+    t0 = time.perf_counter()
+    deadline = None if minutes is None else t0 + 60.0 * minutes
+    with np.errstate(all="ignore"):
+        for inst in instances(seed):
+            if runs is not None and report.instances >= runs:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            run_instance(inst, report, fns, hang_seconds)
+            report.instances += 1
+            if progress is not None:
+                progress(report)
+    report.seconds = time.perf_counter() - t0
+    return report
