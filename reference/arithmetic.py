@@ -37,7 +37,7 @@ __all__ = [
     "g_norm",
     "log_mean_exp",
     "to_float",
-    "UNIT_ROUNDOFF",
+    "UNDERFLOW",
     "MIN_PRECISION",
     "MAX_PRECISION",
     "gamma",
@@ -48,9 +48,6 @@ __all__ = [
     "rescale_pow2",
 ]
 
-#: Unit round-off u of IEEE binary64 with round-to-nearest: fl(x op y) = (x op y)(1 + d),
-#: |d| <= u, for +, -, *, /, sqrt (away from underflow).  The one definition of the project.
-UNIT_ROUNDOFF = 2.0**-53
 #: Smallest positive subnormal binary64: the absolute error of a product that underflows is
 #: at most half of it, so ``UNDERFLOW`` bounds it generously.
 UNDERFLOW = 2.0**-1074
@@ -64,7 +61,8 @@ MAX_PRECISION = 1000
 #: Machine epsilon of IEEE float64, 2^-52: the gap between 1 and the next float.
 MACHINE_EPS = 2.0**-52
 #: Unit round-off of IEEE float64 (round to nearest), u = 2^-53 = MACHINE_EPS / 2: the bound
-#: |fl(x op y) - x op y| <= u |x op y| of the standard model  [Higham, Sec. 2.2].
+#: |fl(x op y) - x op y| <= u |x op y| of the standard model, for +, -, *, /, sqrt away from
+#: underflow  [Higham, Sec. 2.2].  The one definition of the project.
 UNIT_ROUNDOFF = 2.0**-53
 
 
@@ -95,7 +93,7 @@ class Arithmetic:
     def eps(self):
         """Machine epsilon of this arithmetic (2^-52 = 2u, or 10^-dps); used for tolerances."""
         if self.dps is None:
-            return 2 * UNIT_ROUNDOFF
+            return MACHINE_EPS
         return mpmath.mpf(10) ** (-self.dps)
 
     @property

@@ -53,7 +53,7 @@ from typing import Iterator, Optional, Tuple
 import mpmath
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic, to_float
+from .arithmetic import Arithmetic, arithmetic, gamma, to_float
 from .data import check_gram, check_int
 from .exact import exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
@@ -196,15 +196,12 @@ def _prepare(K, precision) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
 
 
 def _unit_roundoff(ar: Arithmetic):
-    """u: 2^-53 in float64 (round to nearest); 10^-dps (>= 2^-prec) in mpmath.  Pinned by
-    tests/test_margin_survivors.py::test_unit_roundoff."""
-    return ar.scalar(2.0**-53) if not ar.is_mp else ar.eps
+    """u (:attr:`reference.arithmetic.Arithmetic.u`): UNIT_ROUNDOFF = 2^-53 in float64 (round to
+    nearest); 10^-dps (>= 2^-prec) in mpmath.  Pinned by tests/test_margin_survivors.py::test_unit_roundoff."""
+    return ar.scalar(ar.u)
 
 
-def _gamma(k: int, ar: Arithmetic):
-    """Higham's gamma_k = k u / (1 - k u): bound on the relative error of a length-k dot product."""
-    u = _unit_roundoff(ar)
-    return ar.scalar(k) * u / (1 - ar.scalar(k) * u)
+_gamma = gamma  # Higham's gamma_k, defined once in reference.arithmetic
 
 
 # -- certificates -------------------------------------------------------------------------------

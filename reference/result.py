@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from .exact import exact_quadratic_form, rational
-from .arithmetic import UNDERFLOW, UNIT_ROUNDOFF, Arithmetic, g_norm, g_norm_upper
+from .arithmetic import MACHINE_EPS, UNDERFLOW, Arithmetic, g_norm, g_norm_upper
 
 __all__ = [
     "SEPARATOR",
@@ -232,12 +232,12 @@ def simplex_tolerance(n: int, ar: Arithmetic):
 
 
 def unit_roundoff(v: np.ndarray):
-    """The machine epsilon of the arithmetic ``v`` is held in: 2^-52 = 2u for float64 arrays
-    (u = :data:`~reference.arithmetic.UNIT_ROUNDOFF`), 10^-dps (the current mpmath precision)
+    """The machine epsilon of the arithmetic ``v`` is held in: MACHINE_EPS = 2^-52 = 2u for float64
+    arrays (u = :data:`~reference.arithmetic.UNIT_ROUNDOFF`), 10^-dps (the current mpmath precision)
     for arrays of ``mpmath.mpf``."""
     if isinstance(v, np.ndarray) and v.dtype == object:
         return mpmath.mpf(10) ** (-mpmath.mp.dps)
-    return 2 * UNIT_ROUNDOFF
+    return MACHINE_EPS
 
 
 def separator_allowance(A: np.ndarray, x: np.ndarray, k: int):
@@ -398,7 +398,7 @@ def pattern_allowance(data, indices, indptr, labels, rho, Delta, a: np.ndarray, 
     margins = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d)
     K = a.shape[0]
     slack = pattern_margins(data, indices, indptr, labels, rho, Delta, a, d, absolute=True) * (
-        2 * UNIT_ROUNDOFF * (K + 16)
+        MACHINE_EPS * (K + 16)
     ) + (2 * K + 4) * UNDERFLOW
     return margins, slack
 
