@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import numbers
+import zipfile
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -28,6 +29,7 @@ __all__ = [
     "drop_zero_rows",
     "check_real",
     "check_int",
+    "check_bool",
     "load_libsvm",
     "load_npz",
     "augment",
@@ -36,15 +38,39 @@ __all__ = [
 ]
 
 
+_NOT_REAL = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "M": "dates", "m": "time spans"}
+
+
+#: Largest n * d that check_data densifies (8 GB of float64).
+MAX_DENSE_ENTRIES = 10**9
+
+
 def _as_float_matrix(name: str, A) -> np.ndarray:
-    """Convert to a float64 array (mpf object arrays are rounded) or raise a ValueError."""
+    """Convert to a float64 array (mpf object arrays are rounded) or raise a ValueError.
+
+    Only real numbers are accepted: booleans, strings and complex numbers are refused rather
+    than converted (``True`` would become 1.0, ``'1'`` 1.0, and 1+2j would lose its imaginary part).
+    """
     if isinstance(A, np.ndarray) and A.dtype == object:
-        try:
-            return np.array([float(v) for v in A.ravel()], dtype=np.float64).reshape(A.shape)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold real numbers; got {exc}") from None
+        for v in A.ravel():
+            if isinstance(v, (bool, np.bool_, str, bytes, complex, np.complexfloating)) or not isinstance(
+                v, (numbers.Real, mpmath.mpf)
+            ):
+                raise ValueError(f"{name} must hold real numbers, found {v!r} ({type(v).__name__}); convert it first")
+        return np.array([float(v) for v in A.ravel()], dtype=np.float64).reshape(A.shape)
     try:
-        return np.asarray(A, dtype=np.float64)
+        raw = np.asarray(A)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array; could not convert it ({exc})") from None
+    if raw.dtype.kind in _NOT_REAL:
+        raise ValueError(
+            f"{name} must hold real numbers, got {_NOT_REAL[raw.dtype.kind]} (dtype {raw.dtype}); "
+            + ("map the labels to +1/-1 integers" if name == "y" else "pass a real (float) array")
+        )
+    if raw.dtype == object:
+        return _as_float_matrix(name, raw)
+    try:
+        return np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric array; could not convert it ({exc})") from None
 
@@ -73,6 +99,11 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     Code that keeps the data sparse uses :func:`check_sparse_data`.
     """
     if sp.issparse(X):
+        if X.shape[0] * X.shape[1] > MAX_DENSE_ENTRIES:
+            raise ValueError(
+                f"X is sparse of shape {X.shape}: a dense copy ({X.shape[0] * X.shape[1]:.3g} entries) is too large; "
+                "pass n_features= no larger than the data need, or use pfm / pdm / pdm_succ, which keep X sparse"
+            )
         X = check_csr(X).toarray()
     Xf = _as_float_matrix("X", X)
     if Xf.ndim != 2:
@@ -318,6 +349,13 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     return value
 
 
+def check_bool(name: str, value) -> bool:
+    """Validate a flag: ``True`` or ``False`` (numpy booleans too), not merely truthy."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_int(name: str, value, *, low: int = 0) -> int:
     """Validate an integer parameter >= low."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral,)) or value < low:
@@ -333,7 +371,8 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, 
 
     Lines are ``label index:value index:value ...`` with 1-based indices; ``#`` starts a
     comment.  Labels must be +1/-1 (``1``, ``+1``, ``-1``, ``1.0`` ...); a 0/1 file raises.
-    An index repeated on a line keeps its last value.
+    An index repeated on a line, a non-ASCII digit or a file that is not text (or a broken
+    ``.gz``) raises a ValueError naming the line.
 
     Parameters
     ----------
@@ -348,34 +387,44 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, 
         Every public function of :mod:`reference` accepts it.
     y : ndarray of int64
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"data file {str(path)!r} does not exist; pass the path of a LIBSVM file")
+    path = _data_path(path, "a LIBSVM file")
+    if n_features is not None:
+        n_features = check_int("n_features", n_features, low=1)
     opener = gzip.open if path.suffix == ".gz" else open
     labels, indptr, indices, values, width = [], [0], [], [], 0
-    with opener(path, "rt") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split()
-            try:
-                label = float(parts[0])
-                row = {}
-                for tok in parts[1:]:
-                    k, v = tok.split(":", 1)
-                    idx = int(k)
-                    if idx < 1:
-                        raise ValueError("feature indices are 1-based")
-                    row[idx - 1] = float(v)
-                    width = max(width, idx)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
-            labels.append(label)
-            for j in sorted(row):
-                indices.append(j)
-                values.append(row[j])
-            indptr.append(len(indices))
+    lineno = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                parts = line.split()
+                try:
+                    if not line.isascii():
+                        raise ValueError("non-ASCII characters")
+                    label = float(parts[0])
+                    row = {}
+                    for tok in parts[1:]:
+                        k, v = tok.split(":", 1)
+                        if not k.isdigit():
+                            raise ValueError(f"feature index {k!r} is not a positive integer")
+                        idx = int(k)
+                        if idx < 1:
+                            raise ValueError("feature indices are 1-based")
+                        if idx - 1 in row:
+                            raise ValueError(f"feature index {idx} appears twice")
+                        row[idx - 1] = float(v)
+                        width = max(width, idx)
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
+                labels.append(label)
+                for j in sorted(row):
+                    indices.append(j)
+                    values.append(row[j])
+                indptr.append(len(indices))
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip.BadGzipFile is an OSError
+        raise ValueError(f"{path}: cannot be read as a LIBSVM text file near line {lineno + 1} ({type(exc).__name__}: {exc})") from None
     if not labels:
         raise ValueError(f"data file {str(path)!r} has no data lines")
     if n_features is not None:
@@ -394,15 +443,34 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, 
     return check_csr(X), y.astype(np.int64)
 
 
-def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
-    """Read ``X`` and ``y`` from a ``.npz`` archive (keys ``X`` and ``y``)."""
+def _data_path(path, what: str) -> Path:
+    """``path`` as a Path to an existing regular file, or a ValueError saying what is wrong."""
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"path must be a str or pathlib.Path of {what}, got {type(path).__name__}")
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"data file {str(path)!r} is a directory; pass the path of {what}")
     if not path.is_file():
-        raise ValueError(f"data file {str(path)!r} does not exist")
-    with np.load(path, allow_pickle=False) as z:
-        if "X" not in z or "y" not in z:
-            raise ValueError(f"{path}: an .npz data file must hold arrays named 'X' and 'y'")
-        return np.array(z["X"]), np.array(z["y"])
+        raise ValueError(f"data file {str(path)!r} does not exist; pass the path of {what}")
+    return path
+
+
+def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
+    """Read ``X`` and ``y`` from a ``.npz`` archive (keys ``X`` and ``y``; no pickles)."""
+    path = _data_path(path, "an .npz file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise ValueError("a single .npy array, not an .npz archive")
+            if "X" not in z or "y" not in z:
+                raise ValueError(f"{path}: an .npz data file must hold arrays named 'X' and 'y'")
+            return np.array(z["X"]), np.array(z["y"])
+    except ValueError as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a readable .npz archive ({exc})") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
 
 
 # -- PT11 transformations -------------------------------------------------------------------------

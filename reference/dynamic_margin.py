@@ -48,7 +48,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, rescale_pow2
 from .fast import FAST, check_engine
-from .data import augment, check_data, check_int, check_real, extend, reflect
+from .data import augment, check_bool, check_data, check_int, check_real, extend, reflect
 from .patterns import Patterns, make_patterns
 from .result import (
     SEPARATOR,
@@ -561,10 +561,7 @@ def _check_optional_positive(name: str, value, hint: str) -> None:
         check_real(name, value, low=0, hint=hint)
 
 
-def _check_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+_check_bool = check_bool  # the one flag validator (reference.data)
 
 
 def _run(

@@ -70,6 +70,8 @@ __all__ = [
 
 DEFAULT_MAX_ITER = 10_000
 DEFAULT_MAX_SUBSETS = 200_000
+#: The objects :func:`margin` can certify: K as stored, or K restricted to its numerical span.
+MATRIX, SPAN = "matrix", "span"
 #: Largest n for which an undecided / infeasible verdict is first re-checked in exact arithmetic.
 EXACT_MAX_N = 400
 #: Largest n for which the exact rank of K is computed (fraction-free elimination, O(n^3)).
@@ -107,6 +109,9 @@ class Margin:
         ``"float64"`` or ``"mpmath, D decimal digits"``.
     method : str
         How the bounds were obtained, in words.
+    of : str
+        The object certified: ``"matrix"`` (K as stored) or ``"span"`` (K restricted to its
+        numerical span; see :func:`margin`).
     """
 
     value: object
@@ -118,6 +123,7 @@ class Margin:
     support: Tuple[int, ...]
     precision: str
     method: str
+    of: str = "matrix"
 
     @property
     def gap(self):
@@ -682,6 +688,7 @@ def margin(
     precision: Optional[int] = None,
     max_iter: int = DEFAULT_MAX_ITER,
     max_subsets: int = DEFAULT_MAX_SUBSETS,
+    of: str = MATRIX,
 ) -> Margin:
     """The certified max margin m(K) = sup_{||alpha||_K = 1} min_i (K alpha)_i  [RP14 Lemma 3].
 
@@ -697,6 +704,14 @@ def margin(
     max_subsets : int
         Largest number C(n_distinct, rank K) of point subsets enumerated for the facets of the
         hull in the infeasible case; beyond it a local search gives ``lower`` only.
+    of : {"matrix", "span"}
+        Which object the interval is about.  ``"matrix"`` (default): K exactly as stored; every
+        bound is rigorous for it and re-checkable with :func:`reference.verify_margin_exact`.
+        ``"span"``: the data K approximates -- K restricted to its numerical span (the rank-r
+        matrix K_r of K's eigenvalues above n 1000 u max eig), the relative margin of RP14's
+        erratum E-A3 for data of rank r: an infeasible data set gets ``feasible=False`` and
+        ``upper = -delta_max^rel`` (exact up to the round-off of the facet computations) even
+        when rounding gave K full exact rank.  ``lower`` is rigorous for K as stored in both.
 
     Returns
     -------
@@ -724,6 +739,8 @@ def margin(
     """
     max_iter = check_int("max_iter", max_iter, low=1)
     max_subsets = check_int("max_subsets", max_subsets, low=1)
+    if of not in (MATRIX, SPAN):
+        raise ValueError(f"of must be {MATRIX!r} (K as stored) or {SPAN!r} (its numerical span), got {of!r}")
     Kf, Km, ar = _prepare(K, precision)
     n = Kf.shape[0]
     mnp, mnp_zero = _mnp(Kf, Km, ar, max_iter)
@@ -744,7 +761,7 @@ def margin(
                           f"feasible: {how}; lower = min(K p*)/||p*||_K, upper = ||p*||_K [RP14 Lemma 3]")
         # Below the round-off allowance, the matrix as stored may still be separated by p*: decide
         # the sign of K p* exactly (the floats are rationals) before calling anything infeasible.
-        exact_lo = _exact_lower(Km, p, ar) if n <= EXACT_MAX_N else None
+        exact_lo = _exact_lower(Km, p, ar) if n <= EXACT_MAX_N and of == MATRIX else None
         if exact_lo is not None:
             value = min(max(mnp.norm, exact_lo), up_p)
             return Margin(_num(value, ar), _num(exact_lo, ar), _num(up_p, ar), True, p, p, mnp.support, ar.label,
@@ -769,7 +786,7 @@ def margin(
     # The hull's facets were found in the numerical span (rank r): a statement about K as stored
     # only if K has exactly rank r (decided in integer arithmetic; else K is merely within round-off
     # of a rank-r matrix, and its own margin is bracketed by the witnesses alone).
-    span_is_exact = r == n or (n <= EXACT_RANK_N and exact_rank(Km, at_most=r) == r)
+    span_is_exact = of == SPAN or r == n or (n <= EXACT_RANK_N and exact_rank(Km, at_most=r) == r)
     with ar.context():
         lower, alpha, upper, value = lo_p, (None if lo_p == -math.inf else p), up_p, None
         if best is not None:
@@ -799,7 +816,7 @@ def margin(
         if lower > 0:
             feasible = True
             value = mnp.norm
-        elif upper <= 0:  # certified for K as stored: 0 is in the hull (m <= 0)
+        elif upper <= 0 or (of == SPAN and mnp_zero):  # 0 is in the hull (of K as stored, or of K_r)
             feasible = False
         else:
             feasible = None
@@ -829,5 +846,7 @@ def margin(
                 f"subsets exceed max_subsets={max_subsets}; value and lower from a local search over "
                 "facets (NOT certified tight); upper = ||p*||_K of the min-norm point (~0)"
             )
+        if of == SPAN and r < n:
+            method += f"; of='span': about K restricted to its numerical span (rank {r} of {n})"
         return Margin(_num(value, ar), _num(lower, ar), _num(upper, ar), feasible, alpha, p, mnp.support,
-                      ar.label, method)
+                      ar.label, method, of)

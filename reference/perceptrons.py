@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, rescale_pow2, scale_rows_pow2
-from .data import augment, check_data, check_gram, check_int, check_real, reflect
+from .data import augment, check_bool, check_data, check_gram, check_int, check_real, reflect
 from .fast import FAST, check_engine
 from .result import (
     SEPARATOR,
@@ -216,6 +216,7 @@ def perceptron(
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         Z_data = reflect(_augmented(X, rho, ar), y)
         Z, e = rescale_pow2(Z_data)  # extreme scales only: w_k scales alike, no decision changes
@@ -307,6 +308,8 @@ def normalized_perceptron(
     ar = arithmetic(precision)
     X, y = _check_primal_data(X, y, rho)
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
+    normalize = check_bool("normalize", normalize)
     with ar.context():
         Z_data = reflect(_augmented(X, rho, ar), y)
         if normalize:  # X_2: rows y_i x_i / ||x_i||_2 (rows scaled by powers of two first: exact, no overflow)
@@ -383,6 +386,7 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         pb = _Dual(G=ar.array(G), ar=ar)
     return drive(NKP, pb, ar, max_iter, trace)

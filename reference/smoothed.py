@@ -13,7 +13,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm, log_mean_exp, project_simplex, softmax
 from .fast import FAST, check_engine
-from .data import check_gram, check_int, check_real, check_simplex
+from .data import check_bool, check_gram, check_int, check_real, check_simplex
 from .result import (
     CERTIFICATE,
     MAX_ITER,
@@ -184,6 +184,7 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         pb = _Problem(G=ar.array(G), ar=ar)
     return drive(SNKP, pb, ar, max_iter, trace)
@@ -278,6 +279,7 @@ def snkpvn(
     q = check_simplex(q, G.shape[0])
     delta = check_real("delta", delta, low=0, hint="SNKPVN's accuracy delta must be positive")
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         G_ar, q_ar, delta_ar = ar.array(G), ar.array(q), ar.scalar(delta)
     return _run_snkpvn(G_ar, q_ar, delta_ar, ar, max_iter, trace)
@@ -476,6 +478,7 @@ def isnkpvn(
     gamma = check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop")
     epsilon = check_real("epsilon", epsilon, low=0, hint="the target accuracy must be positive")
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         pb = _OuterProblem(
             G=ar.array(G), ar=ar, gamma=ar.scalar(gamma), epsilon=ar.scalar(epsilon), max_iter=max_iter, trace=trace

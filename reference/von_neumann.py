@@ -18,7 +18,7 @@ import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm
 from .fast import FAST, check_engine
-from .data import check_gram, check_int, check_real
+from .data import check_bool, check_gram, check_int, check_real
 from .result import (
     CERTIFICATE,
     SEPARATOR,
@@ -148,6 +148,7 @@ def nvn(
     G = check_gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")
     max_iter = check_int("max_iter", max_iter)
+    trace = check_bool("trace", trace)
     with ar.context():
         pb = _Problem(G=ar.array(G), epsilon=ar.scalar(epsilon), ar=ar)
     result = drive(NVN, pb, ar, max_iter, trace)

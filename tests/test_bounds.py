@@ -46,7 +46,7 @@ def test_planted_margin_support_and_rho_are_exact(spec):
 @pytest.mark.parametrize("n,d,delta", [(6, 2, 0.3), (8, 2, 0.01), (9, 3, 0.1), (12, 4, 0.2), (5, 2, 0.0)])
 def test_thin_infeasible_plants_delta_max(n, d, delta):
     inst = families.thin_infeasible(n, d, delta, seed=2)
-    m = reference.margin(inst.G)
+    m = reference.margin(inst.G, of="span")
     assert m.feasible is False
     assert abs(float(m.value) + delta) < 1e-9
     assert inst.known["rho_K"] == -delta
@@ -54,10 +54,10 @@ def test_thin_infeasible_plants_delta_max(n, d, delta):
 
 def test_wolfe_and_orthonormal_are_what_they_promise():
     w = families.wolfe(6, 3, seed=1)
-    mw = reference.margin(w.G)
+    mw = reference.margin(w.G, of="span")
     assert mw.feasible is False and abs(float(mw.value)) < 1e-9
     o = families.orthonormal(9, seed=0)
-    mo = reference.margin(o.G)
+    mo = reference.margin(o.G, of="span")
     assert abs(float(mo.value) - 1 / 3) < 1e-12
     # Block-Novikoff attained: every point is a mistake once
     assert reference.perceptron(o.X, o.y).iterations == 9

@@ -157,7 +157,7 @@ def test_feasible_cross_check_exhaustive_kkt():
 def test_regular_polygon_inradius(k, R):
     th = 2 * np.pi * np.arange(k) / k + 0.3
     Z = R * np.column_stack([np.cos(th), np.sin(th)])
-    m = margin(gram_of(Z))
+    m = margin(gram_of(Z), of="span")
     assert_brackets(m, -R * math.cos(math.pi / k))
     assert m.feasible is False
     assert "complete enumeration" in m.method
@@ -181,12 +181,12 @@ def test_e_a3_three_points_in_a_plane_of_R3():
     P = [(2.0, 0.0), (-1.0, 1.0), (-1.0, -2.0)]  # 0 = (1.5 z1 + 2 z2 + z3)/4.5
     Z = np.array([[x, y, 0.0] for x, y in P])
     true = -min(_dist_to_line(P[i], P[j]) for i, j in [(0, 1), (1, 2), (0, 2)])
-    m = margin(gram_of(Z))
+    m = margin(gram_of(Z), of="span")
     assert_brackets(m, true)
     assert m.feasible is False and m.value < -0.1
     # the same triangle rotated into a generic plane of R^5 has the same relative margin
     Q, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 5)))
-    assert_brackets(margin(gram_of(Z @ np.eye(3, 5) @ Q)), true)
+    assert_brackets(margin(gram_of(Z @ np.eye(3, 5) @ Q), of="span"), true)
 
 
 def test_x_and_minus_x_is_relative_minus_norm():
@@ -212,7 +212,7 @@ def test_random_2d_against_direction_sampling(seed):
     rng = np.random.default_rng(100 + seed)
     n = 3 + seed % 5
     Z = rng.standard_normal((n, 2)) + (0.8 * rng.standard_normal(2) if seed % 2 else 0)
-    m = margin(gram_of(Z))
+    m = margin(gram_of(Z), of="span")
     s = direction_sample_2d(Z)
     assert s <= m.upper + 1e-12
     assert m.lower >= s - 1e-4 * float(np.max(np.linalg.norm(Z, axis=1)))
@@ -233,9 +233,9 @@ def test_duplicates_change_nothing():
 def test_local_search_when_enumeration_too_large():
     rng = np.random.default_rng(3)
     Z = rng.standard_normal((12, 3))  # 0 is (almost surely) inside the hull
-    exact = margin(gram_of(Z))
+    exact = margin(gram_of(Z), of="span")
     assert exact.feasible is False and "complete enumeration" in exact.method
-    ls = margin(gram_of(Z), max_subsets=5)
+    ls = margin(gram_of(Z), max_subsets=5, of="span")
     assert "local search" in ls.method and "NOT certified" in ls.method
     assert ls.feasible is False
     assert ls.lower <= exact.value + 1e-12 and ls.upper >= exact.upper - 1e-12
@@ -418,9 +418,9 @@ def test_gaussian_kernel_gram_is_feasible():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((25, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)  # XOR: not linearly separable
-    mk = margin(reference.gram(X, y, "gaussian", sigma=0.5))
+    mk = margin(reference.gram(X, y, "gaussian", sigma=0.5), of="span")
     assert mk.feasible is True and mk.relative_gap <= 1e-9
-    ml = margin(reference.gram(X, y))
+    ml = margin(reference.gram(X, y), of="span")
     assert ml.feasible is False and ml.value < 0
 
 
@@ -471,9 +471,9 @@ def test_precision_on_numerically_rank_deficient_float_gram():
     still the relative one inside that span (the null-space noise of K is not a witness)."""
     Z = np.random.default_rng(1).standard_normal((15, 3))
     K = gram_of(Z)
-    f = margin(K)
+    f = margin(K, of="span")
     for kw in ({}, {"max_subsets": 3}):
-        h = margin(K, precision=40, **kw)
+        h = margin(K, precision=40, **kw, of="span")
         assert h.feasible is False and h.lower <= f.upper + 1e-12
         assert abs(float(h.value) - f.value) <= 1e-9
-    assert margin(K, precision=40).gap <= 1e-12
+    assert margin(K, precision=40, of="span").gap <= 1e-12

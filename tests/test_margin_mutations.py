@@ -140,7 +140,7 @@ def test_regular_polygon_bracket_contains_inradius():
         for R in (1.0, 3.3e3, 1e6, 7.7e8):
             for phase in (0.1, 0.5, 1.3, 2.9):
                 t = phase + 2 * np.pi * np.arange(k) / k
-                m = margin(gram(R * np.c_[np.cos(t), np.sin(t)]))
+                m = margin(gram(R * np.c_[np.cos(t), np.sin(t)]), of="span")
                 true = -R * math.cos(math.pi / k)
                 if not (m.feasible is False and m.lower <= true <= m.upper and m.upper - m.lower <= 1e-9 * R):
                     bad.append((k, R, phase, m.lower, m.upper))
@@ -167,16 +167,17 @@ KITE = gram([[1.0, 0.0], [0.0, 2.0], [-3.0, 0.0], [0.0, -2.0]])
 
 def test_kite_local_search_undecided():
     # Origin inside the kite; Wolfe cut at one major step (not converged) and local search
-    # (6 > 5 subsets): neither certifies infeasibility -> undecided.
-    m = margin(KITE, max_iter=1, max_subsets=5)
-    assert m.feasible is None
-    assert m.method.startswith("undecided: C(4, 2) = 6 subsets exceed max_subsets=5; ")
+    # (6 > 5 subsets): neither certifies tightness -- but the one Wolfe step already lands on
+    # p with p^T K p = 0 in exact arithmetic (K and p are dyadic), so 0 is in the hull: upper = 0.
+    m = margin(KITE, max_iter=1, max_subsets=5, of="span")
+    assert m.feasible is False and m.upper == 0
+    assert m.method.startswith("infeasible: C(4, 2) = 6 subsets exceed max_subsets=5; ")
     assert "NOT certified tight" in m.method
     assert m.lower <= 0
     # facet z0-z1: through (1,0),(0,2): distance 2/sqrt(5) is the nearest facet
     assert m.lower <= -2 / math.sqrt(5) + 1e-9
     # with complete enumeration it is decided
-    m2 = margin(KITE, max_iter=1)
+    m2 = margin(KITE, max_iter=1, of="span")
     assert m2.feasible is False
     assert m2.lower <= -2 / math.sqrt(5) <= m2.upper
     assert m2.upper == pytest.approx(-2 / math.sqrt(5), abs=1e-9)
@@ -195,8 +196,8 @@ def test_local_search_is_deterministic(monkeypatch):
         return orig(seed)
 
     monkeypatch.setattr(rm.np.random, "default_rng", spy)
-    a = margin(K, max_subsets=50)
-    b = margin(K, max_subsets=50)
+    a = margin(K, max_subsets=50, of="span")
+    b = margin(K, max_subsets=50, of="span")
     assert seeds and all(s is not None for s in seeds)
     assert a.method.startswith("infeasible: C(40, 6) = 3838380 subsets exceed max_subsets=50")
     assert a.lower == b.lower and a.value == b.value

@@ -134,7 +134,7 @@ def _call(algorithm: str, instance: Instance, precision, kwargs: Dict[str, Any])
             eps = kw.pop("eps")
             if "beta" not in kw:
                 P = reference.dynamic_margin.patterns(X, instance.y, rho=kw.get("rho", 1.0))
-                m = reference.margin(np.asarray(P, dtype=np.float64) @ np.asarray(P, dtype=np.float64).T)
+                m = reference.margin(np.asarray(P, dtype=np.float64) @ np.asarray(P, dtype=np.float64).T, of="span")
                 kw["beta"] = (1 - eps) * max(float(m.lower), 0.0)
             beta = kw.pop("beta")
             return fn(X, instance.y, beta, trace=True, precision=precision, **kw), X

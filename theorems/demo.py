@@ -42,7 +42,7 @@ def _infeasible(seed: int = 1, n: int = 9, d: int = 3):
         X = rng.normal(size=(n, d))
         X /= np.linalg.norm(X, axis=1, keepdims=True)
         y = np.ones(n, dtype=int)
-        if reference.margin(reference.gram(X, y)).upper < 0:
+        if reference.margin(reference.gram(X, y), of="span").upper < 0:
             return X, y
 
 
@@ -104,13 +104,13 @@ def run_demo() -> Tuple[List[dict], bool]:
         X, y, kernel, params, Delta = inst["X"], inst["y"], inst["kernel"], inst["params"], inst["Delta"]
         n = X.shape[0]
         G = reference.gram(X, y, kernel, **params)
-        mG = reference.margin(G)
+        mG = reference.margin(G, of="span")
         P = _patterns(X, y, Delta)
         for name in inst["algorithms"]:
             fn = getattr(reference, name)
             bound, m = None, mG
             if name == "perceptron":
-                m = reference.margin(reference.signed_gram(X, y))
+                m = reference.margin(reference.signed_gram(X, y), of="span")
                 res = fn(X, y)
                 bound = pb.novikoff(pb.radius(X), m.lower)
                 Pv = reference.reflect(X, y)
@@ -119,7 +119,7 @@ def run_demo() -> Tuple[List[dict], bool]:
                 bound = pb.normalized_perceptron(mG.lower)
                 Pv = reference.reflect(X / np.linalg.norm(X, axis=1, keepdims=True), y)
             elif name in ("pfm", "pdm", "pdm_succ"):
-                m = reference.margin(P @ P.T)
+                m = reference.margin(P @ P.T, of="span")
                 R = pb.radius(P)
                 if name == "pfm":
                     beta = (1 - EPS_PDM) * m.lower

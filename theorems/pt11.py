@@ -123,7 +123,7 @@ def gamma_d(instance: Instance, rho=None, Delta=None):
     per = _GAMMA_CACHE.setdefault(instance, {})
     if key not in per:
         P = patterns(instance, rho, Delta)
-        per[key] = reference.margin(P @ P.T)
+        per[key] = reference.margin(P @ P.T, of="span")
     return per[key]
 
 

@@ -79,12 +79,12 @@ class Instance:
     @property
     def margin_G(self):
         """Certified rho_K (margin of G)."""
-        return self._memo("margin_G", lambda: reference.margin(self.G))
+        return self._memo("margin_G", lambda: reference.margin(self.G, of="span"))
 
     @property
     def margin_K(self):
         """Certified rho (margin of the unnormalized signed Gram)."""
-        return self._memo("margin_K", lambda: reference.margin(self.K))
+        return self._memo("margin_K", lambda: reference.margin(self.K, of="span"))
 
     def __str__(self) -> str:
         return self.name
