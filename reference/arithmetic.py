@@ -195,7 +195,7 @@ def arithmetic(precision: Optional[int] = None) -> Arithmetic:
         raise ValueError(
             f"precision must be None (float64) or an integer number of decimal digits from "
             f"{MIN_PRECISION} (float64 carries about 16) to {MAX_PRECISION}, got {precision!r}; "
-            "pass e.g. precision=50, or None for float64"
+            "pass e.g. precision=50"
         )
     return Arithmetic(int(precision))
 

@@ -64,7 +64,7 @@ def _as_float_matrix(name: str, A) -> np.ndarray:
         raise ValueError(f"{name} must be a numeric array; could not convert it ({exc})") from None
     if raw.dtype.kind in _NOT_REAL:
         raise ValueError(
-            f"{name} must hold real numbers, got {_NOT_REAL[raw.dtype.kind]} (dtype {raw.dtype}); "
+            f"{name} must be a numeric array of real numbers, got {_NOT_REAL[raw.dtype.kind]} (dtype {raw.dtype}); "
             + ("map the labels to +1/-1 integers" if name == "y" else "pass a real (float) array")
         )
     if raw.dtype == object:
@@ -451,7 +451,8 @@ def _data_path(path, what: str) -> Path:
     if path.is_dir():
         raise ValueError(f"data file {str(path)!r} is a directory; pass the path of {what}")
     if not path.is_file():
-        raise ValueError(f"data file {str(path)!r} does not exist; pass the path of {what}")
+        hint = "; pass the path of a LIBSVM file" if "LIBSVM" in what else ""
+        raise ValueError(f"data file {str(path)!r} does not exist{hint}")
     return path
 
 

@@ -162,7 +162,6 @@ class DynamicMarginState:
 @dataclass(frozen=True)
 class _Problem:
     P: Patterns  # the patterns y_k = l_k [x_k, rho, Delta e_k], held implicitly (O(nnz + m))
-    P_verify: Patterns  # the patterns a separator is verified on (P, or P before a rescaling)
     q: np.ndarray  # q_k = ||y_k||^2
     ar: Arithmetic
     threshold: Callable  # (schedule value, t, ell, ar) -> theta_t
@@ -174,10 +173,16 @@ class _Problem:
     max_iter: int
     max_epochs: Optional[int]
     seed: int
+    P_verify: Optional[Patterns] = None  # the patterns a separator is verified on (None: P itself)
 
     @property
     def m(self) -> int:
         return self.P.m
+
+    @property
+    def verified_on(self) -> Patterns:
+        """P, or the patterns before an exact-but-underflowing rescaling (:func:`_rescaled`)."""
+        return self.P if self.P_verify is None else self.P_verify
 
 
 # -- the thresholds of conditions (8) and (7) -----------------------------------------------------
@@ -453,7 +458,7 @@ def _init(pb: _Problem) -> DynamicMarginState:
 
 def _first_unverified(pb: _Problem, a: np.ndarray) -> int:
     """The first pattern whose a . y_k is not above the verifier's round-off allowance."""
-    P = pb.P_verify
+    P = pb.verified_on
     if a.dtype == object:
         Y = pb.ar.array(P.dense())
         margins, slack = separator_allowance(Y, a, Y.shape[1])
@@ -463,7 +468,7 @@ def _first_unverified(pb: _Problem, a: np.ndarray) -> int:
 
 
 def _verify(pb: _Problem, s: DynamicMarginState, claim: str) -> str:
-    P = pb.P_verify
+    P = pb.verified_on
     if s.a.dtype == object:  # mpmath: small problems only; the dense patterns at this precision
         return verify_separator_primal(pb.ar.array(P.dense()), s.a)
     # float64: the implicit patterns, with verify_separator_primal's allowance (as the fast engine)

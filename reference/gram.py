@@ -148,7 +148,7 @@ def gram(
         if bad:
             what = "zero points" if kernel == "linear" else f"points with K(x, x) <= 0 under kernel {kernel!r}"
             raise ValueError(
-                f"K(x_i, x_i) <= 0 for {len(bad)} point(s) (first: i = {bad[:5]}; {what}): G divides by "
+                f"K(x_i, x_i) <= 0 for {len(bad)} point(s) (first: i = {bad[:5]}), {what}: G divides by "
                 "sqrt(K(x_i, x_i)); add a bias by augmentation (rho=1.0) or drop those points"
             )
         Kmat = _check_finite(kernel_matrix(X, X, kernel, ar, **params), X, "the kernel matrix")

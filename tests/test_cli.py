@@ -41,11 +41,11 @@ def test_demo_rows_are_separators_or_certificates_within_bounds():
 def test_demo_instances_are_what_they_say():
     inst = demo_instances()
     for name, d in inst.items():
-        m = ref.margin(ref.gram(d["X"], d["y"], d["kernel"], **d["params"]))
+        m = ref.margin(ref.gram(d["X"], d["y"], d["kernel"], **d["params"]), of="span")
         if d["Delta"] is not None:  # not linearly separable; the extended space (PT11 Sec. 5) is
             assert m.upper <= 1e-6
             P = ref.extend(ref.reflect(ref.augment(d["X"], 1.0), d["y"]), d["y"], d["Delta"])
-            assert ref.margin(P @ P.T).lower >= d["Delta"] / np.sqrt(len(d["y"]))
+            assert ref.margin(P @ P.T, of="span").lower >= d["Delta"] / np.sqrt(len(d["y"]))
         elif name.startswith("infeasible"):
             assert m.upper < 0
         else:

@@ -41,9 +41,9 @@ BUDGET = {"infeasible": {"max_iter": 120}}
 def test_instances_are_what_they_claim():
     assert float(pt11.gamma_d(SEPARABLE).lower) > 0
     assert float(pt11.gamma_d(INFEASIBLE).upper) < 0
-    assert float(reference.margin(INFEASIBLE.G).upper) < 0
-    assert float(reference.margin(KERNEL.G).lower) > 0
-    assert float(reference.margin(reference.gram(KERNEL.X, KERNEL.y)).upper) < 0  # not linearly separable
+    assert float(reference.margin(INFEASIBLE.G, of="span").upper) < 0
+    assert float(reference.margin(KERNEL.G, of="span").lower) > 0
+    assert float(reference.margin(reference.gram(KERNEL.X, KERNEL.y), of="span").upper) < 0  # not linearly separable
     # the explicit features reproduce the polynomial kernel
     F = primal_data(KERNEL)
     assert np.allclose(F @ F.T, (KERNEL.X @ KERNEL.X.T + 1.0) ** 2)

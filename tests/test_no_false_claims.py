@@ -283,3 +283,143 @@ def test_soak_reports_a_broken_algorithm():
     assert report.tallies["snkp"].hangs == 3
     assert not report.ok
     assert report.tallies["pdm"].false_claims == 0
+
+
+# -- items 8 and 9: the command line and the readers --------------------------------------------------
+
+
+def _cli(argv, capsys):
+    from theorems.cli import main
+
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse
+        rc = exc.code
+    err = capsys.readouterr().err.strip()
+    return rc, err
+
+
+def _one_line_error(rc, err):
+    assert rc == 2, err
+    assert err and "Traceback" not in err
+    assert len(err.splitlines()) == 1 or err.splitlines()[0].startswith("usage:")
+
+
+@pytest.fixture
+def files(tmp_path):
+    import gzip
+    import json
+
+    d = {}
+    (tmp_path / "ok.svm").write_text("1 1:1 2:1\n-1 1:-1 2:-0.5\n")
+    d["ok"] = tmp_path / "ok.svm"
+    (tmp_path / "garbage.gz").write_bytes(b"not gzip at all")
+    d["garbage_gz"] = tmp_path / "garbage.gz"
+    (tmp_path / "trunc.gz").write_bytes(gzip.compress(b"1 1:1\n-1 2:1\n" * 50)[:30])
+    d["trunc_gz"] = tmp_path / "trunc.gz"
+    (tmp_path / "huge_index.svm").write_text("1 1000000000:1\n-1 1:1\n")
+    d["huge_index"] = tmp_path / "huge_index.svm"
+    (tmp_path / "dup.svm").write_text("1 1:1 1:2\n")
+    d["dup"] = tmp_path / "dup.svm"
+    (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
+    d["nested"] = tmp_path / "nested.json"
+    (tmp_path / "bigint.json").write_text('{"schema_version": 1, "kind": "answers", "answers": [' + "9" * 4000 + "]}")
+    d["bigint"] = tmp_path / "bigint.json"
+    (tmp_path / "bool_version.json").write_text(json.dumps({"schema_version": True, "kind": "answers", "answers": []}))
+    d["bool_version"] = tmp_path / "bool_version.json"
+    (tmp_path / "numpy.py").write_text("def fn(*a, **k):\n    return None\n")
+    d["numpy_py"] = tmp_path / "numpy.py"
+    (tmp_path / "a_file").write_text("x")
+    d["a_file"] = tmp_path / "a_file"
+    return d
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "nvn", "--data", "{garbage_gz}"],
+        ["run", "nvn", "--data", "{trunc_gz}"],
+        ["run", "nvn", "--data", "{huge_index}"],
+        ["run", "nvn", "--data", "{dup}"],
+        ["run", "nvn", "--data", "{ok}", "--kernel", "gaussian", "--sigma", "1e308"],
+        ["run", "nvn", "--data", "{ok}", "--limit", "0"],
+        ["run", "nvn", "--data", "{ok}", "--limit", "-1"],
+        ["run", "nvn", "--data", "{ok}", "--precision", "5"],
+        ["validate", "--answers", "{nested}"],
+        ["validate", "--answers", "{bigint}"],
+        ["validate", "--answers", "{bool_version}"],
+        ["validate", "snkp", "{numpy_py}:fn", "--kwargs", "[1,2]"],
+        ["export-cases", "{a_file}"],
+        ["soak", "--minutes", "0"],
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(argv, files, capsys):
+    import sys
+
+    np_before = sys.modules["numpy"]
+    rc, err = _cli([a.format(**files) for a in argv], capsys)
+    _one_line_error(rc, err)
+    assert sys.modules["numpy"] is np_before  # a user file named numpy.py replaces nothing
+
+
+def test_validate_user_file_named_numpy_does_not_shadow_numpy(files):
+    import sys
+
+    from theorems.validate.call import load_callable
+
+    np_before = sys.modules["numpy"]
+    fn = load_callable(f"{files['numpy_py']}:fn")
+    assert callable(fn) and sys.modules["numpy"] is np_before
+
+
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        ([[1 + 1j, 2.0]], [1], "X must be a numeric array of real numbers, got complex"),
+        ([[1.0, 2.0]], [True], "y must be a numeric array of real numbers, got booleans"),
+        ([[1.0, 2.0]], ["1"], "y must be a numeric array of real numbers, got strings"),
+    ],
+)
+def test_values_that_are_not_real_numbers_are_refused(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        ref.perceptron(X, y)
+    with pytest.raises(ValueError, match=match):
+        ref.gram(X, y)
+
+
+def test_complex_gram_and_truthy_flags_are_refused():
+    with pytest.raises(ValueError, match="G must be a numeric array of real numbers, got complex"):
+        ref.nkp(np.eye(2) + 0j)
+    with pytest.raises(ValueError, match="trace must be True or False, got 'yes'"):
+        ref.nkp(np.eye(2), trace="yes")
+    with pytest.raises(ValueError, match="normalize must be True or False"):
+        ref.normalized_perceptron([[1.0]], [1], normalize=1)
+
+
+def test_readers_refuse_what_they_used_to_accept_or_crash_on(files, tmp_path):
+    with pytest.raises(ValueError, match="feature index 1 appears twice"):
+        ref.load_libsvm(files["dup"])
+    (tmp_path / "uni.svm").write_text("1 \u0661:1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="non-ASCII"):
+        ref.load_libsvm(tmp_path / "uni.svm")
+    with pytest.raises(ValueError, match="path must be a str or pathlib.Path"):
+        ref.load_libsvm(None)
+    with pytest.raises(ValueError, match="n_features must be an integer"):
+        ref.load_libsvm(files["ok"], n_features="abc")
+    X, _ = ref.load_libsvm(files["ok"], n_features=10**12)  # sparse: no 8 TB allocation
+    assert X.shape == (2, 10**12)
+    with pytest.raises(ValueError, match="too large"):
+        ref.gram(X, np.array([1, -1]))
+    with pytest.raises(ValueError, match="is a directory"):
+        ref.load_npz(tmp_path)
+    with pytest.raises(ValueError, match="not a readable .npz archive"):
+        ref.load_npz(files["garbage_gz"])
+    with pytest.raises(ValueError, match="BadGzipFile"):
+        ref.load_libsvm(files["garbage_gz"])
+
+
+def test_validate_writes_nothing_into_the_current_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    rc, _ = _cli(["validate", "nkp", "reference:nkp", "--budget", "2"], capsys)
+    assert rc == 0
+    assert list(tmp_path.iterdir()) == []  # no .hypothesis/ (nothing written where the user did not ask)

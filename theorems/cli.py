@@ -7,6 +7,7 @@
     margins bounds TARGET [...]       how tight is a bound: sweep, search, worst case (theorems.bounds)
     margins validate ALGORITHM MODULE:CALLABLE | --answers FILE | --trace FILE [--cases DIR]   check an implementation
     margins export-cases DIR          the validation corpus (JSON) for implementations in any language
+    margins soak [--minutes N] [--runs N] [--seed S]   adversarial instances, every claim re-checked exactly
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _load(path: str, n_features: Optional[int] = None):
 def _load_data(args):
     """The data of ``--data`` with ``--n-features``, ``--limit`` and ``--drop-zero-rows`` applied."""
     X, y = _load(args.data, getattr(args, "n_features", None))
-    if getattr(args, "limit", None):
+    if getattr(args, "limit", None) is not None:
         X, y = X[: args.limit], y[: args.limit]
     if getattr(args, "drop_zero_rows", False):
         from reference.data import drop_zero_rows
@@ -317,6 +318,17 @@ def cmd_check(args) -> int:
 # -- entry point ------------------------------------------------------------------------------------
 
 
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (``--limit 0`` / ``-1`` would silently mean 'all' / 'all but one')."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="margins", description="Verified reference implementations of perceptron / von Neumann max-margin algorithms (RP14, PT11).")
     sub = p.add_subparsers(dest="command", required=True)
@@ -326,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one algorithm on a LIBSVM or .npz file")
     r.add_argument("algorithm", choices=reference.ALGORITHMS)
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    r.add_argument("--limit", type=int, default=None, help="use only the first N points")
+    r.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
     r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
     r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
@@ -355,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
-    mg.add_argument("--limit", type=int, default=None, help="use only the first N points")
+    mg.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
     mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
     mg.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5 (gamma_d of the 2-norm soft margin)")
@@ -371,6 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("ids", nargs="*", help="only these check ids")
     c.add_argument("--json", action="store_true", help="every verdict as a JSON list (id, holds, lhs, rhs, slack, details)")
     c.add_argument("--all", action="store_true", help="one row per verdict instead of the worst per check")
+
+    so = sub.add_parser("soak", help="every algorithm and margin on adversarial instances, every claim re-checked exactly")
+    from .soak import add_arguments as _soak_arguments
+
+    _soak_arguments(so)
 
     from .validate.cli import add_arguments as add_validate_arguments
 
@@ -390,13 +407,19 @@ def cmd_export_cases(args) -> int:
     return run(args)
 
 
+def cmd_soak(args) -> int:
+    from .soak import main as soak_main
+
+    return soak_main(args)
+
+
 def cmd_bounds(args) -> int:
     from .bounds.cli import main as bounds_main
 
     return bounds_main(args, getattr(args, "_argv", None))
 
 
-COMMANDS = {"demo": cmd_demo, "run": cmd_run, "margin": cmd_margin, "check": cmd_check, "bounds": cmd_bounds, "validate": cmd_validate, "export-cases": cmd_export_cases}
+COMMANDS = {"demo": cmd_demo, "run": cmd_run, "margin": cmd_margin, "check": cmd_check, "bounds": cmd_bounds, "validate": cmd_validate, "export-cases": cmd_export_cases, "soak": cmd_soak}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -404,8 +427,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args._argv = list(argv) if argv is not None else None
     try:
         return COMMANDS[args.command](args)
-    except ValueError as exc:
-        print(f"margins {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, OSError, EOFError, RecursionError, OverflowError, MemoryError, KeyError, TypeError) as exc:
+        # bad input (a file, a JSON document, an argument) never reaches the user as a traceback:
+        # one line, exit code 2  [issue 11]
+        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, RecursionError):
+            what = "input nested too deeply"
+        elif not isinstance(exc, ValueError):
+            what = f"{type(exc).__name__}: {what}"
+        print(f"margins {args.command}: error: {what[:500]}", file=sys.stderr)
         return 2
 
 

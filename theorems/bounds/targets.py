@@ -41,7 +41,7 @@ def _margin_G(inst: Instance) -> Optional[Interval]:
     if "rho_K" in inst.known:
         v = float(inst.known["rho_K"])
         return Interval(v, v, v, "planted")
-    m = reference.margin(inst.G, max_subsets=MAX_SUBSETS)
+    m = reference.margin(inst.G, max_subsets=MAX_SUBSETS, of="span")
     if m.feasible is None:
         return None
     if m.feasible is False and not float(m.upper) <= 0:
@@ -54,7 +54,7 @@ def _margin_rho(inst: Instance) -> Optional[Interval]:
     if "rho" in inst.known:
         v = float(inst.known["rho"])
         return Interval(v, v, v, "planted")
-    m = reference.margin(inst.K, max_subsets=MAX_SUBSETS)
+    m = reference.margin(inst.K, max_subsets=MAX_SUBSETS, of="span")
     if m.feasible is not True:
         return None
     return _certified(m)
@@ -112,7 +112,7 @@ def _q_vector(inst: Instance, qarg) -> np.ndarray:
 
 
 def _gamma_d(P: np.ndarray) -> Optional[Interval]:
-    m = reference.margin(P @ P.T, max_subsets=MAX_SUBSETS)
+    m = reference.margin(P @ P.T, max_subsets=MAX_SUBSETS, of="span")
     if m.feasible is not True:
         return None
     return _certified(m)

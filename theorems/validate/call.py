@@ -153,10 +153,18 @@ def load_callable(spec: str) -> Callable:
         path = Path(mod_name)
         if not path.is_file():
             raise ValueError(f"{mod_name} does not exist")
-        sp = importlib.util.spec_from_file_location(path.stem, path)
+        # a private module name: a file called numpy.py must not replace the real numpy
+        name = f"_margins_validate_{path.stem}"
+        sp = importlib.util.spec_from_file_location(name, path)
+        if sp is None or sp.loader is None:
+            raise ValueError(f"{mod_name} is not a Python source file")
         module = importlib.util.module_from_spec(sp)
-        sys.modules[path.stem] = module
-        sp.loader.exec_module(module)
+        sys.modules[name] = module
+        try:
+            sp.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 -- the user's file failed to import
+            del sys.modules[name]
+            raise ValueError(f"importing {mod_name} failed: {type(exc).__name__}: {exc}") from None
     else:
         if "" not in sys.path and str(Path.cwd()) not in sys.path:
             sys.path.insert(0, str(Path.cwd()))

@@ -142,7 +142,7 @@ def _margin(K: np.ndarray) -> Tuple[float, float]:
     K = np.ascontiguousarray(np.asarray(K, dtype=np.float64))
 
     def compute():
-        m = reference.margin(K)
+        m = reference.margin(K, of="span")
         return float(m.lower), float(m.upper)
 
     return _MARGINS.get((K.shape, K.tobytes()), compute)

@@ -125,7 +125,7 @@ def check_document(doc: Any, kind: Optional[str] = None) -> None:
     if not isinstance(doc, dict):
         raise ValueError("a case document must be a JSON object")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version != SCHEMA_VERSION:  # true == 1 in Python, not in the schema
         raise ValueError(f"schema_version {version!r} is not supported (this reader knows version {SCHEMA_VERSION})")
     if kind is not None and doc.get("kind") != kind:
         raise ValueError(f"expected a {kind!r} document, got kind={doc.get('kind')!r}")
