@@ -29,6 +29,8 @@ import numpy as np
 
 import reference
 
+from .text import table
+
 __all__ = ["SoakInstance", "SoakReport", "instances", "soak", "ALGORITHMS", "CLASSES"]
 
 #: Every function the soak runs: the ten algorithms and the certified margin.
@@ -103,12 +105,8 @@ class SoakReport:
         return out + [["total"] + [str(getattr(tot, k)) for k in names]]
 
     def table(self) -> str:
-        headers = ["algorithm", "runs", "claims", "false claims", "crashes", "hangs", "rejected"]
-        rows = self.rows()
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-        return "\n".join(lines)
+        """The per-algorithm counts as one text table (:func:`theorems.text.table`)."""
+        return table(["algorithm", "runs", "claims", "false claims", "crashes", "hangs", "rejected"], self.rows())
 
 
 # -- instances ------------------------------------------------------------------------------------
