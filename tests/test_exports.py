@@ -20,7 +20,7 @@ FACES = {
         "SEPARATOR", "arithmetic", "augment", "drop_zero_rows", "extend", "g_norm", "gram", "isnkpvn",
         "kernel_matrix", "load_libsvm", "load_npz", "make_patterns", "margin", "margin_from_data", "nkp",
         "normalized_perceptron", "nvn", "pdm", "pdm_succ", "perceptron", "pfm", "project_simplex", "reflect",
-        "signed_gram", "snkp", "snkpvn", "softmax",
+        "signed_gram", "snkp", "snkpvn", "softmax", "verify_exact", "verify_margin_exact",
     },
     "theorems.validate": {
         "ALGORITHMS", "LAYERS", "CheckResult", "Case", "Failure", "Report", "validate", "parametrize_with_checks",
