@@ -266,3 +266,22 @@ def test_zoo_partial_answers_file_rejected(capsys):
     assert cli.main(["validate", "--answers", str(path)]) == 1
     assert "not answered" in capsys.readouterr().out
     assert cli.main(["validate", "--answers", str(path), "--subset"]) == 0
+
+
+def test_real_data_tier_linear_sonar(tmp_path):
+    """The issue's real-data case: linear sonar (rho_K ~ 3.6e-5; the reference separates at
+    k = 47,149).  As a case with a budget that reaches it (``make_case(..., cap=60_000)``, then
+    ``--cases DIR``) the max-shift softmax SNKP fails (NaN) and the reference conforms."""
+    from theorems.instances import families
+    from theorems.validate import make_case, write_corpus
+    from tests.mutants import rp14_smoothed as sm
+
+    if "sonar" not in families.real_available():
+        pytest.skip("the LIBSVM sonar data set is not available")
+    case = make_case("snkp", families.real_data("sonar", 208), cap=60_000)
+    assert case.reference["status"] == "separator" and case.reference["iterations"] > 40_000
+    write_corpus(tmp_path, "snkp", [case])
+    with np.errstate(all="ignore"):
+        r = validate("snkp", sm.snkp_max_shift_softmax, budget=0, cases_dir=tmp_path)
+    assert not r.conforms and r.failed_checks == ["answer.contract"] and "not finite" in r.failures[0].message
+    assert validate("snkp", reference.snkp, budget=0, cases_dir=tmp_path).conforms
