@@ -97,8 +97,12 @@ class Margin:
         up to the round-off of the facet computations), else ``||p||_K`` (~ 0).
     feasible : bool or None
         ``True``: certified ``lower > 0`` (a strict separator exists, [RP14 Lemma 1]).
-        ``False``: the min-norm point of the hull is 0 within the span (rank tolerance), i.e.
-        0 in conv{z_i} and m <= 0 [RP14 Theorem 2].  ``None``: undecided (budget exhausted).
+        ``False``: certified 0 in conv{z_i}, so m <= 0 [RP14 Theorem 2] -- by ``upper <= 0``
+        (exact p^T K p = 0, or -delta_max from the complete facet enumeration), or, with
+        ``of='span'``, 0 strictly inside the simplex of Wolfe's r + 1 support points in span
+        coordinates.  Never from the float test ``||p*||_K^2 <= 64 n u max_i K_ii`` alone: a true
+        margin that small may be positive (wdbc with a bias: ~4e-5 against R ~ 5e3).
+        ``None``: undecided (budget exhausted, or the sign is within round-off).
     alpha : ndarray or None
         Witness of ``lower`` (coefficients of the points).
     p : ndarray
@@ -552,6 +556,36 @@ def _span_coordinates(Kf: np.ndarray):
     return V_r * np.sqrt(s_r), V_r, s_r
 
 
+def _origin_in_simplex(Z: np.ndarray, S: Tuple[int, ...]) -> bool:
+    """0 is in the hull of the span points {z_i : i in S}: certified, not a float tolerance.
+
+    Only a full simplex (|S| = r + 1 affinely independent points, e.g. Wolfe's support at a zero
+    min-norm point) can hold 0 robustly.  Its barycentric weights p solve
+    A p = e, A = [Z_S^T; 1^T], e = (0, ..., 0, 1); with c = fl(A p) - e the exact solution is
+    within ||c + gamma_{r+2} (|A||p| + e)|| / sigma_min(A) of p, so every weight > 0 beyond that
+    puts 0 in the hull  [RP14 Theorem 2: m <= 0].  sigma_min is lowered by (r+1) 64 u sigma_max to
+    cover its own round-off.  Exact for the span coordinates Z (the object of ``of='span'``).
+    """
+    r = Z.shape[1]
+    if len(S) != r + 1:
+        return False
+    A = np.vstack([Z[list(S)].T, np.ones(r + 1)])
+    e = np.zeros(r + 1)
+    e[-1] = 1.0
+    try:
+        p = np.linalg.solve(A, e)
+    except np.linalg.LinAlgError:
+        return False
+    sv = np.linalg.svd(A, compute_uv=False)
+    u = 2.0**-53
+    s_min = sv[-1] - (r + 1) * 64 * u * sv[0]
+    if not (np.all(np.isfinite(p)) and s_min > 0):
+        return False
+    g = (r + 2) * u / (1 - (r + 2) * u)
+    res = np.abs(A @ p - e) + g * (np.abs(A) @ np.abs(p) + e)
+    return bool(np.min(p) > 2 * float(np.linalg.norm(res)) / s_min)
+
+
 def _hyperplanes(Zs: np.ndarray, subsets: np.ndarray, tol_side: float):
     """Hyperplanes <a, z> = b through each r-subset of the rows of Zs (batched SVD).
 
@@ -813,12 +847,16 @@ def margin(
         if upper > 0 and n <= EXACT_MAX_N and exact_quadratic_form(Km, p) == 0:
             upper = ar.scalar(0)  # p* K p* = 0 exactly: 0 is in the hull of K as stored [RP14 Lemma 3]
         feasible: Optional[bool]
+        simplex = False
         if lower > 0:
             feasible = True
             value = mnp.norm
-        elif upper <= 0 or (of == SPAN and mnp_zero):  # 0 is in the hull (of K as stored, or of K_r)
-            feasible = False
-        else:
+        elif upper <= 0 or (of == SPAN and mnp_zero and _origin_in_simplex(Z, mnp.support)):
+            feasible = False  # certified: 0 is in the hull of K as stored, or of K_r (facets or a simplex)
+            if upper > 0:  # the simplex certificate: m(K_r) <= 0  [RP14 Theorem 2]
+                upper = ar.scalar(0)
+                simplex = True
+        else:  # e.g. ||p*||_K^2 below the round-off tolerance _zero_tol: a float verdict, not a certificate
             feasible = None
         if value is None:
             value = lower
@@ -846,6 +884,12 @@ def margin(
                 f"subsets exceed max_subsets={max_subsets}; value and lower from a local search over "
                 "facets (NOT certified tight); upper = ||p*||_K of the min-norm point (~0)"
             )
+        if simplex:
+            method += (f"; 0 is inside the simplex of Wolfe's {r + 1} support points (barycentric weights > 0 "
+                       "beyond their round-off bound), so upper = 0")
+        if feasible is None and mnp_zero:
+            method += ("; ||p*||_K^2 is below the round-off tolerance 64 n u max_i K_ii of Wolfe's algorithm, "
+                       "so the sign of the margin is not decided (a margin that small may be positive)")
         if of == SPAN and r < n:
             method += f"; of='span': about K restricted to its numerical span (rank {r} of {n})"
         return Margin(_num(value, ar), _num(lower, ar), _num(upper, ar), feasible, alpha, p, mnp.support,

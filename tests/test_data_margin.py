@@ -247,3 +247,15 @@ def test_wdbc_is_separable_witness_checked_exactly():
     exact = min(int(y[k]) * (sum(Fraction(float(D[k, j])) * u[j] for j in range(D.shape[1])) + u[-1]) for k in range(len(y)))
     norm_sq = sum(v * v for v in u)
     assert exact > 0 and Fraction(M.lower) ** 2 * norm_sq <= exact**2  # lower <= min_k u.y_k / ||u||, exactly
+
+
+def test_wdbc_dense_margin_never_calls_separable_data_infeasible():
+    # Regression: ||p*||_K^2 ~ 1.7e-9 is below Wolfe's round-off tolerance 64 n u max_i K_ii ~ 1e-4
+    # here (R ~ 5e3), and margin(of='span') used to answer feasible=False from that float test alone,
+    # although the witness u above separates wdbc exactly.  Undecided (None) is the honest answer.
+    X, y = _real("wdbc", "wdbc")
+    K = ref.signed_gram(X, y, rho=1.0)
+    for of in ("span", "matrix"):
+        m = ref.margin(K, of=of)
+        assert m.feasible is not False and m.upper > 0, (of, m.method)
+        assert m.feasible is True or "undecided" in m.method

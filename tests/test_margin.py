@@ -477,3 +477,45 @@ def test_precision_on_numerically_rank_deficient_float_gram():
         assert h.feasible is False and h.lower <= f.upper + 1e-12
         assert abs(float(h.value) - f.value) <= 1e-9
     assert margin(K, precision=40, of="span").gap <= 1e-12
+
+
+def _pinned_separable(seed=1, n=60, d=3, lo=10_000):
+    """Integer data, exactly separable by y_k (w.x_k - c) >= 1/2 (bias rho = 1), with points
+    pinned at functional distance 1/2 on both sides: margin ~1e-6 against R ~ 3e5, below Wolfe's
+    round-off tolerance 64 n u max_i K_ii (the wdbc trap without the data set)."""
+    rng = np.random.default_rng(seed)
+    w = np.r_[1, rng.integers(1, 10, size=d - 1)].astype(float)
+    X = rng.integers(lo, 5 * lo, size=(n, d)).astype(float)
+    c = float(np.round(np.median(X @ w))) + 0.5
+    for k in range(10):
+        X[k, 0] += c + (0.5 if k % 2 else -0.5) - X[k] @ w
+    keep = (np.abs(X @ w - c) >= 0.5) & (X[:, 0] > 0)
+    X = X[keep]
+    return X, np.where(X @ w - c > 0, 1, -1), w, c
+
+
+def test_tiny_positive_margin_below_the_zero_tolerance_is_not_called_infeasible():
+    X, y, w, c = _pinned_separable()
+    # separable, checked exactly: every entry is an integer (or c a half-integer)
+    wi, c2 = [int(v) for v in w], int(2 * c)
+    assert all(int(yk) * (2 * sum(int(a) * b for a, b in zip(x, wi)) - c2) >= 1 for x, yk in zip(X, y))
+    K = reference.signed_gram(X, y, rho=1.0)
+    mnp = min_norm_point(K)
+    assert mnp.norm**2 <= margin_module._zero_tol(K)  # the trap: ||p*||_K^2 below the float tolerance
+    assert np.linalg.matrix_rank(K) == margin_module._span_coordinates(K)[0].shape[1] == 4  # no rank cut
+    for of in ("span", "matrix"):
+        m = margin(K, of=of)
+        assert m.feasible is not False and m.upper > 0, (of, m.method)
+        assert m.feasible is True or "undecided" in m.method
+
+
+def test_origin_in_simplex_certificate_rejects():
+    Z = np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0], [5.0, 5.0]])
+    assert margin_module._origin_in_simplex(Z, (0, 1, 2))  # 0 strictly inside
+    assert not margin_module._origin_in_simplex(Z, (0, 1, 3))  # 0 outside that triangle
+    assert not margin_module._origin_in_simplex(Z, (0, 1))  # not a full simplex: never certified
+    assert not margin_module._origin_in_simplex(Z[[0, 0, 1]], (0, 1, 2))  # degenerate (repeated point)
+    on_edge = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])  # barycentric weight 0: not inside
+    assert not margin_module._origin_in_simplex(on_edge, (0, 1, 2))
+    near_edge = np.array([[1.0, 1e-17], [-1.0, 1e-17], [0.0, -1.0]])  # weight 1e-17, below round-off
+    assert not margin_module._origin_in_simplex(near_edge, (0, 1, 2))
