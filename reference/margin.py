@@ -746,6 +746,11 @@ def margin(
         erratum E-A3 for data of rank r: an infeasible data set gets ``feasible=False`` and
         ``upper = -delta_max^rel`` (exact up to the round-off of the facet computations) even
         when rounding gave K full exact rank.  ``lower`` is rigorous for K as stored in both.
+        Caution: ``feasible=False`` under ``"span"`` is a statement about K_r, not about K
+        or your data.  A genuine direction whose eigenvalue falls below the cut (badly scaled
+        features, e.g. integer data with norms ~1e4 and a tiny margin) is treated as
+        round-off, so separable data can come out infeasible here; ``"matrix"`` never does
+        (it answers ``feasible=None`` when floats cannot decide).
 
     Returns
     -------
