@@ -201,7 +201,10 @@ def _snkpvn_init(pb: _Problem) -> SmoothState:
 
 
 def _snkpvn_exit(pb: _Problem, s: SmoothState) -> Optional[str]:
-    if _separated(pb, s):  # [RP14 Alg. 6] G alpha_k > 0_n: halt, alpha_k gives a perfect classifier (E-A8)
+    # [RP14 Alg. 6] G alpha_k > 0_n: halt, alpha_k gives a perfect classifier (E-A8) -- only
+    # where that survives round-off, so that a G alpha_k > 0 within round-off does not hide the
+    # certificate test below (exit test and verification agree)
+    if _separated(pb, s) and not verify_separator_gram(pb.G, s.alpha):
         return SEPARATOR
     if g_norm(pb.G, s.p, pb.ar) < pb.delta:  # else if ||p_k||_G < delta: return p_k
         return CERTIFICATE

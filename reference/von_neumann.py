@@ -55,7 +55,9 @@ def _init(pb: _Problem) -> NVNState:
 
 
 def _exit(pb: _Problem, s: NVNState) -> Optional[str]:
-    if g_norm(pb.G, s.p, pb.ar) <= pb.epsilon:  # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13)
+    # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13) -- only where that survives
+    # round-off, so that a float-only certificate does not hide the primal exit below
+    if g_norm(pb.G, s.p, pb.ar) <= pb.epsilon and not _verify(pb, s, CERTIFICATE):
         return CERTIFICATE
     if bool(np.all(pb.G @ s.p > 0)):  # [E-A6] primal exit: min_i y_i x_i^T w_k > 0
         return SEPARATOR

@@ -37,6 +37,11 @@ REFRESH_TOL = 1e-9
 
 DENSE, FACTORED = 0, 1
 
+#: Machine epsilon 2^-52 and the smallest subnormal, as in reference.arithmetic (MACHINE_EPS,
+#: UNDERFLOW): the round-off allowance of reference.result.verify_separator_gram / _factored.
+EPS = 2.0**-52
+UNDERFLOW = 2.0**-1074
+
 
 # -- the Gram operator ---------------------------------------------------------------------------
 
@@ -171,7 +176,36 @@ def _separated(kind, G, data, indices, indptr, tmp, v, Gv):
     if m > REFRESH_TOL:
         return True
     gram_matvec(kind, G, data, indices, indptr, tmp, v, Gv)
-    return _min(Gv) > 0.0
+    return _min(Gv) > 0.0 and _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv)
+
+
+@numba.njit(cache=True)
+def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
+    """(G v)_i > its round-off allowance for every i: the exit test agrees with the verifier
+    [reference.result.verify_separator_gram: (n + 16) eps (|G| |v|)_i + (2n + 4) UNDERFLOW;
+    verify_separator_factored: (n + d + 16) eps (|Z| (|Z|^T |v|))_i], so a G v > 0 within
+    round-off is no claim and the run goes on (issue 11 item 7).  Taken only near the exit."""
+    n = Gv.shape[0]
+    if kind == DENSE:
+        for i in range(n):
+            s = 0.0
+            for j in range(n):
+                s += abs(G[i, j]) * abs(v[j])
+            if not Gv[i] > s * (EPS * (n + 16)) + (2 * n + 4) * UNDERFLOW:
+                return False
+        return True
+    d = tmp.shape[0]
+    tmp[:] = 0.0
+    for i in range(n):  # tmp := |Z|^T |v|
+        for jj in range(indptr[i], indptr[i + 1]):
+            tmp[indices[jj]] += abs(data[jj]) * abs(v[i])
+    for i in range(n):
+        s = 0.0
+        for jj in range(indptr[i], indptr[i + 1]):
+            s += abs(data[jj]) * tmp[indices[jj]]
+        if not Gv[i] > s * (EPS * (n + d + 16)):
+            return False
+    return True
 
 
 # -- Algorithm 3: NKP ------------------------------------------------------------------------------
