@@ -62,6 +62,12 @@ WOLFE_MAX_ITER = 100_000
 POLISH_MAX_DIM = 128
 POLISH_DPS = 40
 POLISH_ROUNDS = 8
+#: The computation forms squares of the pattern entries (||y_k||^2, y_j . y_k, Delta^2, the
+#: Newton system 2 I + 2 Delta^-2 Z^T Z) and solves linear systems in them (whose norms square
+#: them again), in float64: |X|, rho and Delta at most 2^250 (~1.8e75), Delta at least 2^-250
+#: and at least max(|X|, rho) / 2^250, keep those fourth powers finite and Delta^2 normal.
+#: Beyond: a ValueError naming the argument (rescale; the margin scales with the data).
+SCALE_LIMIT = 2.0**250
 
 
 @dataclass(frozen=True)
@@ -340,7 +346,10 @@ def _newton_l2svm(P: Patterns) -> Tuple[np.ndarray, np.ndarray, int]:
         ZI = Z[I]
         g = 2 * v - (2 / D2) * (ZI.T @ r[I])
         H = 2 * np.eye(P.d0) + (2 / D2) * (ZI.T @ ZI).toarray()  # generalized Hessian on the active set
-        step = np.linalg.solve(H, -g)
+        try:
+            step = np.linalg.solve(H, -g)
+        except np.linalg.LinAlgError:  # 2 I lost beside a tiny Delta's 2 Delta^-2 Z_I^T Z_I (rank deficient)
+            step = np.linalg.lstsq(H, -g, rcond=None)[0]
         t, f0, slope = 1.0, f(v), g @ step
         while f(v + t * step) > f0 + 1e-4 * t * slope and t > 1e-12:  # Armijo backtracking
             t /= 2
@@ -460,6 +469,24 @@ def _R(P: Patterns, normalize: bool) -> float:
     return _up(math.sqrt(_up(float(np.max(sq + extra)) * (1 + 2 * float(_gamma(P.indptr.max() + 3))))))
 
 
+def _check_scale(P: Patterns) -> None:
+    """ValueError naming X, rho or Delta when a square of the computation would leave float64
+    (:data:`SCALE_LIMIT`); the fix is a common rescaling: gamma(cX, c rho, c Delta) = c gamma(X, rho, Delta)."""
+    fix = "rescale X, rho and Delta by one factor c (the margin scales by c)"
+    x_max = float(np.max(np.abs(P.data))) if P.nnz else 0.0
+    if x_max > SCALE_LIMIT:
+        raise ValueError(f"X has an entry of size {x_max:.3g}: its square overflows float64 here (entries up to 2^250 ~ 1.8e75); {fix}")
+    for name, v in (("rho", P.rho), ("Delta", P.Delta)):
+        if v is not None and v > SCALE_LIMIT:
+            raise ValueError(f"{name}={v!r}: {name}^2 overflows float64 here ({name} up to 2^250 ~ 1.8e75); {fix}")
+    if P.Delta is not None:
+        z_max = max(x_max, P.rho or 0.0)
+        low = max(1 / SCALE_LIMIT, z_max / SCALE_LIMIT)
+        if P.Delta < low:
+            raise ValueError(f"Delta={P.Delta!r} is too small beside the largest entry {z_max:.3g} of X and rho: "
+                             f"Delta^-2 Z^T Z overflows float64 here (Delta >= {low:.3g}); pass a larger Delta, or {fix}")  # fmt: skip
+
+
 def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float] = None, normalize: bool = False) -> DataMargin:
     """The certified max margin of a data set, linear kernel, in O(nnz + m) memory.
 
@@ -490,7 +517,9 @@ def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float
     ------
     ValueError
         Bad data (as every public function), rho or Delta <= 0, ``normalize`` with ``Delta``,
-        zero rows with ``normalize`` or without rho and Delta.
+        zero rows with ``normalize`` or without rho and Delta; entries whose squares leave
+        float64 (|X|, rho or Delta above 2^250 ~ 1.8e75, Delta below max(2^-250, max(|X|, rho) / 2^250)):
+        rescale X, rho and Delta by one factor c, the margin scales by c.
     """
     t0 = time.perf_counter()
     if not isinstance(normalize, (bool, np.bool_)):
@@ -504,6 +533,7 @@ def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float
     P = make_patterns(X, y, rho=None if rho is None else float(rho), Delta=None if Delta is None else float(Delta))
     if normalize and P.rho is None and np.any(np.diff(P.indptr) == 0):
         make_patterns(X, y, rho=None, Delta=None)  # raises the zero-row error
+    _check_scale(P)
     base = dict(m=P.m, d=P.n_features, nnz=P.nnz, R=_R(P, normalize), rho=P.rho, Delta=P.Delta, normalize=bool(normalize))
     if P.Delta is not None:
         v, s, steps = _newton_l2svm(P)

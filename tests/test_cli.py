@@ -191,6 +191,19 @@ def test_run_prints_meaning_time_achieved_and_certified(libsvm, capsys):
     assert "meaning: the budget ran out" in capsys.readouterr().out
 
 
+def test_delta_past_float64_squares_is_one_line_naming_delta(libsvm, capsys):
+    """`margins margin --Delta 1e308` said "OverflowError: (34, 'Numerical result out of range')";
+    `margins run pdm --Delta 1e308` lost its verified separator to that error (new-user trial)."""
+    assert cli.main(["margin", "--data", libsvm, "--Delta", "1e308"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Delta=1e+308" in err and "rescale" in err and "OverflowError" not in err
+    assert cli.main(["run", "pdm", "--data", libsvm, "--epsilon", "0.1", "--Delta", "1e308", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "separator" and "Delta=1e+308" in d["certified_margin"]["error"]
+    assert cli.main(["run", "pdm", "--data", libsvm, "--epsilon", "0.1", "--Delta", "1e-200"]) == 0
+    assert "certified: not computed: Delta=1e-200 is too small" in capsys.readouterr().out
+
+
 def test_progress_lines_on_stderr():
     import io
 

@@ -185,6 +185,36 @@ def test_bad_parameters(kw, match):
         ref.margin_from_data(np.eye(2), [1, -1], **kw)
 
 
+@pytest.mark.parametrize(
+    "X, kw, match",
+    [
+        (np.eye(2), dict(Delta=1e308), r"Delta=1e\+308: Delta\^2 overflows float64.*rescale X, rho and Delta"),
+        (np.eye(2), dict(rho=1e308), r"rho=1e\+308: rho\^2 overflows float64.*rescale X, rho and Delta"),
+        (np.eye(2), dict(rho=1.0, Delta=1e200), r"Delta=1e\+200: Delta\^2 overflows"),
+        (np.eye(2), dict(Delta=1e-200), r"Delta=1e-200 is too small beside the largest entry 1 of X and rho.*pass a larger Delta"),
+        (np.eye(2), dict(rho=1e70, Delta=1e-10), r"Delta=1e-10 is too small beside the largest entry 1e\+70"),
+        (1e200 * np.eye(2), dict(), r"X has an entry of size 1e\+200.*rescale X, rho and Delta"),
+        (1e200 * np.eye(2), dict(normalize=True), r"X has an entry of size 1e\+200"),
+    ],
+)
+def test_scales_whose_squares_leave_float64_are_value_errors_naming_the_argument(X, kw, match):
+    """Delta = 1e308 raised OverflowError (34, 'Numerical result out of range') from Delta**2,
+    X = 1e200 'u must be a finite vector', Delta = 1e-200 a ZeroDivisionError (new-user trial)."""
+    with pytest.raises(ValueError, match=match):
+        ref.margin_from_data(X, [1, -1], **kw)
+
+
+def test_scales_at_the_limit_are_computed_and_correct():
+    # x_1 = x_2 = (1), labels +1, -1: gamma_d = Delta / sqrt(2) exactly (see above), at the edges of the range
+    for D in (dm.SCALE_LIMIT, 2.0**-200):
+        M = ref.margin_from_data(np.array([[1.0], [1.0]]), [1, -1], Delta=D)
+        assert M.lower <= D / math.sqrt(2) <= M.upper and M.lower > 0, D
+    M = ref.margin_from_data(np.array([[1.0], [1.0]]), [1, -1], Delta=dm.SCALE_LIMIT)
+    assert M.relative_width < 1e-12
+    M = ref.margin_from_data(dm.SCALE_LIMIT * np.array([[1.0, 0.0], [0.0, 1.0]]), [1, 1])  # gamma = 2^250 / sqrt(2)
+    assert M.lower <= dm.SCALE_LIMIT / math.sqrt(2) <= M.upper and M.relative_width < 1e-12
+
+
 def test_zero_rows():
     X = np.array([[0.0, 0.0], [1.0, 0.0]])
     for kw in (dict(rho=None), dict(rho=None, normalize=True)):

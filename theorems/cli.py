@@ -117,8 +117,8 @@ STATUS_NOTES = {
 
 
 def _margins_for_run(args, name, X, y, res, G=None):
-    """(achieved margin of the returned vector, certified DataMargin or None); certified for the
-    linear kernel only."""
+    """(achieved margin of the returned vector, certified DataMargin or None, or the one-line reason
+    why it could not be computed); certified for the linear kernel only."""
     if G is not None and res.alpha is not None:  # Gram algorithms: min_i (G alpha)_i / ||alpha||_G
         a = np.asarray(res.alpha, dtype=np.float64)
         Ga = G.matvec(a) if hasattr(G, "matvec") else np.asarray(G, dtype=np.float64) @ a  # (the operator G = Z Z^T)
@@ -141,7 +141,10 @@ def _margins_for_run(args, name, X, y, res, G=None):
             marg = marg / np.sqrt(P.Z().multiply(P.Z()).sum(axis=1).A1)
         nw = float(np.sqrt(w @ w))
         achieved = float(np.min(marg)) / nw if nw > 0 else None
-    certified = reference.margin_from_data(X, y, rho=rho, Delta=Delta, normalize=normalize)
+    try:
+        certified = reference.margin_from_data(X, y, rho=rho, Delta=Delta, normalize=normalize)
+    except ValueError as exc:  # e.g. Delta past float64's squares: the run's own result still stands
+        certified = str(exc).splitlines()[0]
     return achieved, certified
 
 
@@ -188,8 +191,11 @@ def cmd_run(args) -> int:
     d["seconds"] = seconds
     achieved, certified = (None, None) if args.no_certify else _margins_for_run(args, name, X, y, res, locals().get("G"))
     d["achieved_margin"] = achieved
-    d["certified_margin"] = None if certified is None else {"lower": certified.lower, "upper": certified.upper,
-                                                            "method": certified.method}
+    if isinstance(certified, str):
+        d["certified_margin"] = {"error": certified}
+    else:
+        d["certified_margin"] = None if certified is None else {"lower": certified.lower, "upper": certified.upper,
+                                                                "method": certified.method}
     if args.json:
         print(json.dumps(d, indent=2))
     else:
@@ -199,7 +205,9 @@ def cmd_run(args) -> int:
         print(f"{'time':>10}: {seconds:.2f} s")
         if achieved is not None:
             print(f"{'achieved':>10}: margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)")
-        if certified is not None:
+        if isinstance(certified, str):
+            print(f"{'certified':>10}: not computed: {certified}")
+        elif certified is not None:
             what = "gamma_d" if SPECS[name].data == "patterns" else ("rho" if name == "perceptron" else "rho_K = rho_2")
             print(f"{'certified':>10}: {certified.lower!r} <= {what} <= {certified.upper!r}"
                   + (f"  (achieved / certified = {achieved / certified.upper:.6g})" if achieved is not None and certified.upper > 0 else ""))
