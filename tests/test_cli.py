@@ -98,10 +98,39 @@ def test_run_errors_are_clean(tmp_path, capsys):
     assert "labels must be +1/-1" in capsys.readouterr().err
     good = tmp_path / "g.svm"
     good.write_text(DATA)
-    with pytest.raises(SystemExit, match="--epsilon"):
-        cli.main(["run", "pdm", "--data", str(good)])
-    with pytest.raises(SystemExit):
+    assert cli.main(["run", "pdm", "--data", str(good)]) == 2
+    assert capsys.readouterr().err == "margins run: error: pdm needs --epsilon: pass e.g. --epsilon 0.01\n"
+    with pytest.raises(SystemExit) as exc:
         cli.main(["run", "no_such_algorithm", "--data", str(good)])
+    assert exc.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (["run"], "the following arguments are required: algorithm, --data"),
+        (["run", "pdm"], "the following arguments are required: --data"),
+        (["run", "pdm", "--data", "x", "--epsilon", "abc"], "argument --epsilon: invalid float value: 'abc'"),
+        (["run", "nope", "--data", "x"], "argument algorithm: invalid choice: 'nope'"),
+        (["margin", "--data", "x", "--Delta"], "argument --Delta: expected one argument"),
+        (["validate", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (["no-such-command"], "argument command: invalid choice: 'no-such-command'"),
+    ],
+)
+def test_argparse_errors_are_one_line_naming_the_argument(argv, names, capsys):
+    """argparse printed its whole usage block before the error (new-user trial)."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.splitlines()) == 1 and names in err and "usage:" not in err
+    assert "--help" in err
+
+
+def test_help_still_prints_the_usage(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and out.startswith("usage: margins run") and "--epsilon" in out
 
 
 def test_paper_bounds_known_values():

@@ -168,7 +168,8 @@ def cmd_run(args) -> int:
             kw["progress"] = _Progress(name)
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
-            raise SystemExit(f"margins run {name}: pass --{'beta' if name == 'pfm' else 'epsilon'}")
+            flag = "--beta" if name == "pfm" else "--epsilon"
+            raise ValueError(f"{name} needs {flag}: pass e.g. {flag} 0.01")
         res = fn(X, y, first, **kw)
     else:
         if args.engine == "fast" and args.kernel == "linear":  # G = Z Z^T as an operator: no n x n matrix
@@ -337,8 +338,17 @@ def _positive_int(text: str) -> int:
     return v
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the house's one-line errors (exit 2): the message names the argument, and
+    ``--help`` has the usage, which is not printed first.  Every subcommand's parser is of this
+    class too (``add_subparsers`` uses the parent's class)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="margins", description="Verified reference implementations of perceptron / von Neumann max-margin algorithms (RP14, PT11).")
+    p = _Parser(prog="margins", description="Verified reference implementations of perceptron / von Neumann max-margin algorithms (RP14, PT11).")
     sub = p.add_subparsers(dest="command", required=True)
 
     sub.add_parser("demo", help="run every algorithm on a small built-in suite and print one table")
