@@ -232,10 +232,11 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     # sqrt, the division and the product itself, at most 4 roundings of relative size <= u, so
     # the computed quotient is within (1 +- u)^4, inside [1 - 8u, 1 + 8u] of the exact one (8u is
     # exact in binary).  Its direction follows the sign: a positive quotient is shrunk, a negative
-    # one (smaller denominator sqrt(Q - eQ)) is pushed further down.  No test can sit at this
-    # edge: e = 2 gamma_{n+2} |K| |alpha| is a worst-case bound that IEEE arithmetic never
-    # attains, so loosening 8u (mutants 1 + 8u, 1 - 9u, ...) is not observable; the factor is
-    # there for the proof, and argued here rather than tested (issue 13, item 8).
+    # one (smaller denominator sqrt(Q - eQ)) is pushed further down.  On ordinary inputs the
+    # worst-case e, eQ hide the factor; tests/test_margin_survivors.py pins it at its edge by
+    # switching the a-priori bounds off on integer inputs (exact products), where the factor alone
+    # must keep the bound on the right side of the exact value.  Loosening it (1 - 9u) stays
+    # rigorous and is not observable.
     if N_lo > 0:
         return N_lo / ar.sqrt(Q + eQ) * (1 - 8 * u)
     if Q - eQ > 0:
@@ -253,8 +254,7 @@ def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     Q_hi = p @ Kp + 2 * (p @ e + g * (p @ np.abs(Kp)))
     s_lo = sum(p) * (1 - g)
     # 1 + 8u: the sqrt, the division and the product (<= 4 roundings of relative size <= u) after
-    # the a-priori bounds Q_hi, s_lo -- as in _lower, unobservable by a test because the bounds
-    # are worst-case, and kept for the proof.
+    # the a-priori bounds Q_hi, s_lo -- pinned at its edge as in _lower.
     return ar.sqrt(Q_hi if Q_hi > 0 else ar.scalar(0)) / s_lo * (1 + 8 * u)
 
 

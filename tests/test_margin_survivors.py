@@ -12,6 +12,7 @@ reference/dynamic_margin.py (each was checked by hand: the mutated code fails th
 
 import itertools
 import sys
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -196,3 +197,73 @@ def test_unit_roundoff():
     ar = Arithmetic(30)
     with ar.context():
         assert 10.0**-31 < float(M._unit_roundoff(ar)) <= 10.0**-29
+
+
+# -- the 1 -+ 8u factors of _lower / _upper, pinned at their edge ------------------------------
+# The a-priori bounds e, eQ (2 gamma_{n+2} ...) are worst-case and IEEE arithmetic never reaches
+# them, so on ordinary inputs the final factor is invisible.  Switching the a-priori bounds off
+# (gamma -> 0) on inputs whose products are exact in float64 (small integers) leaves the factor as
+# the only allowance for the sqrt, the division and the product: the bound must still sit on the
+# right side of the exact value (checked in rationals), and not more than a few u away from it.
+# A flipped factor (1 + 8u in _lower, 1 - 8u in _upper) or a dropped one fails on some instance.
+
+
+def _integer_instances(count, seed, sign):
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        n = int(rng.integers(2, 6))
+        Z = rng.integers(-9, 10, size=(n, 3)).astype(np.float64)
+        K = Z @ Z.T
+        alpha = rng.integers(0, 7, size=n).astype(np.float64)
+        Ka = K @ alpha
+        Q = alpha @ Ka
+        if Q <= 0 or np.sign(Ka.min()) != sign or Ka.min() == 0:
+            continue
+        if float(np.sqrt(Q)) ** 2 == Q:  # a perfect square: the sqrt does not round
+            continue
+        out.append((K, alpha))
+    return out
+
+
+def _no_a_priori_bounds(monkeypatch):
+    monkeypatch.setattr(M, "_gamma", lambda k, ar: ar.scalar(0))
+
+
+def _ratio_sq(value, N, Q):
+    """value^2 Q / N^2 in exact rationals (value = N / sqrt(Q) exactly iff this is 1)."""
+    return Fraction(value) ** 2 * Fraction(Q) / Fraction(N) ** 2
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_lower_factor_alone_keeps_the_bound_below(monkeypatch, sign):
+    _no_a_priori_bounds(monkeypatch)
+    ar = Arithmetic(None)
+    u = 2.0**-53
+    for K, alpha in _integer_instances(300, seed=11 + sign, sign=sign):
+        N, Q = float(np.min(K @ alpha)), float(alpha @ K @ alpha)
+        lo = M._lower(K, alpha, ar)
+        r = _ratio_sq(lo, N, Q)  # lo / exact, squared (the sign cancels)
+        # lower bound: lo <= N / sqrt(Q); for N > 0 that is r <= 1, for N < 0 it is r >= 1
+        if sign > 0:
+            assert (1 - 24 * u) ** 2 <= r <= 1, f"_lower(K={K.tolist()}, alpha={alpha.tolist()}) = {lo!r}: ratio^2 {float(r)}"
+        else:
+            assert 1 <= r <= (1 + 24 * u) ** 2, f"_lower(K={K.tolist()}, alpha={alpha.tolist()}) = {lo!r}: ratio^2 {float(r)}"
+
+
+def test_upper_factor_alone_keeps_the_bound_above(monkeypatch):
+    _no_a_priori_bounds(monkeypatch)
+    ar = Arithmetic(None)
+    u = 2.0**-53
+    rng = np.random.default_rng(5)
+    checked = 0
+    for K, _ in _integer_instances(300, seed=7, sign=1):
+        p = rng.integers(1, 7, size=K.shape[0]).astype(np.float64)
+        Q, s = float(p @ K @ p), float(p.sum())
+        if float(np.sqrt(Q)) ** 2 == Q:
+            continue
+        hi = M._upper(K, p, ar)
+        r = Fraction(hi) ** 2 * Fraction(s) ** 2 / Fraction(Q)  # (hi / (sqrt(Q) / s))^2
+        assert 1 <= r <= (1 + 24 * u) ** 2, f"_upper(K={K.tolist()}, p={p.tolist()}) = {hi!r}: ratio^2 {float(r)}"
+        checked += 1
+    assert checked > 100
