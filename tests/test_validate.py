@@ -217,6 +217,25 @@ def test_wrong_schema_version_rejected(cases_dir, tmp_path):
         check_document(doc)
 
 
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("{}", "the document is an empty JSON object {}: no case answered; expected {\"schema_version\": 1, \"kind\": \"answers\""),
+        ("[]", "a case document must be a JSON object; expected {\"schema_version\": 1"),
+        ('{"answers": []}', "no \"schema_version\" key (keys: answers); expected {\"schema_version\": 1"),
+        ('{"schema_version": 1, "kind": "answers", "answers": []}', "\"answers\" is empty: no case answered; expected"),
+    ],
+)
+def test_an_answers_file_that_answers_nothing_says_so(tmp_path, capsys, text, says):
+    """`margins validate ... --answers FILE` with FILE = {} said only "schema_version None is not
+    supported" (new-user trial): name the file, what is wrong, and the expected format."""
+    path = tmp_path / "answers.json"
+    path.write_text(text)
+    assert cli.main(["validate", "--answers", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith(f"margins validate: error: {path}: ") and says in err, err
+
+
 @pytest.mark.parametrize("algorithm,impl", [("snkp", reference.snkp), ("pdm", functools.partial(reference.pdm, active_sets=True, multiple_updates=True)), ("nvn", reference.nvn)])
 def test_answers_round_trip(cases_dir, tmp_path, algorithm, impl, capsys):
     path = write_answers(tmp_path / "answers.json", impl, algorithm, cases_dir)

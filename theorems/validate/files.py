@@ -19,7 +19,7 @@ from .case import ALGORITHMS, Case
 from .checks import check_trace, evaluate, _failure
 from .corpus import corpus
 from .report import CheckResult, FAIL, Failure, Report
-from .schema import SCHEMA_VERSION, check_document, from_number, read_json, schema_text, write_json
+from .schema import SCHEMA_VERSION, SHAPES, check_document, from_number, read_json, schema_text, write_json
 
 # -- any language: export the corpus, check answers and traces ----------------------------------------
 
@@ -76,7 +76,7 @@ def _load_cases(algorithms: Iterable[str], cases_dir=None) -> Dict[str, Case]:
             if not path.is_file():
                 raise ValueError(f"{path} does not exist; write the corpus with `margins export-cases {cases_dir}`")
             doc = read_json(path)
-            check_document(doc, "corpus")
+            check_document(doc, "corpus", source=str(path))
             for c in doc["cases"]:
                 out[c["case_id"]] = Case.from_json(c)
         else:
@@ -111,10 +111,10 @@ def validate_answers(path, cases_dir=None, *, strict: bool = False, subset: bool
     ``skip_flags``."""
     t0 = time.perf_counter()
     doc = read_json(path)
-    check_document(doc, "answers")
+    check_document(doc, "answers", source=str(path))
     answers = doc["answers"]
     if not answers:
-        raise ValueError(f"{path}: no answers")
+        raise ValueError(f"{path}: \"answers\" is empty: no case answered; expected {SHAPES['answers']}")
     cases = _load_cases({_algorithm_of(a["case_id"]) for a in answers}, cases_dir)
     impl_name = doc.get("implementation", str(path))
     reports: Dict[str, Report] = {}
@@ -165,7 +165,7 @@ def validate_trace(path, cases_dir=None) -> List[Report]:
     """Check a trace document: the per-iterate invariants of layer 2 on every trace."""
     t0 = time.perf_counter()
     doc = read_json(path)
-    check_document(doc, "trace")
+    check_document(doc, "trace", source=str(path))
     cases = _load_cases({_algorithm_of(t["case_id"]) for t in doc["traces"]}, cases_dir)
     reports: Dict[str, Report] = {}
     for tr in doc["traces"]:

@@ -30,7 +30,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-__all__ = ["SCHEMA_VERSION", "schema_text", "load_schema", "schema_errors", "check_document", "to_jsonable", "read_json", "write_json"]
+__all__ = ["SCHEMA_VERSION", "SHAPES", "schema_text", "load_schema", "schema_errors", "check_document", "to_jsonable", "read_json", "write_json"]
 
 SCHEMA_VERSION = 1
 
@@ -119,19 +119,36 @@ def schema_errors(doc: Any, schema: Optional[dict] = None, *, _root: Optional[di
     return errs
 
 
-def check_document(doc: Any, kind: Optional[str] = None) -> None:
+#: The shape of each document, for error messages (the full format: case_schema.json).
+SHAPES = {
+    "corpus": '{"schema_version": 1, "kind": "corpus", "algorithm": ..., "cases": [...]} (as `margins export-cases DIR` writes)',
+    "answers": ('{"schema_version": 1, "kind": "answers", "answers": [{"case_id": "snkp/deg:n1", "status": "separator", '
+                '"iterations": 0, "alpha": [1.0]}, ...]}, one answer per case of the corpus'),
+    "trace": '{"schema_version": 1, "kind": "trace", "traces": [{"case_id": ..., "iterates": [{"k": 0, "alpha": [...], ...}, ...]}, ...]}',
+}
+
+
+def check_document(doc: Any, kind: Optional[str] = None, source: Optional[str] = None) -> None:
     """Raise ``ValueError`` unless ``doc`` is a valid corpus / answers / trace document
-    (of ``kind`` when given) at a ``schema_version`` this reader knows."""
+    (of ``kind`` when given) at a ``schema_version`` this reader knows; the message starts with
+    ``source`` (the file) when given and, for a document of the wrong shape, shows the expected one."""
+    at = f"{source}: " if source else ""
+    expected = f"expected {SHAPES[kind] if kind else 'a corpus, answers or trace document'} (theorems/validate/case_schema.json)"
     if not isinstance(doc, dict):
-        raise ValueError("a case document must be a JSON object")
+        raise ValueError(f"{at}a case document must be a JSON object; {expected}")
+    if not doc:
+        nothing = "no case answered" if kind == "answers" else "nothing to check"
+        raise ValueError(f"{at}the document is an empty JSON object {{}}: {nothing}; {expected}")
+    if "schema_version" not in doc:
+        raise ValueError(f"{at}no \"schema_version\" key (keys: {', '.join(map(str, list(doc)[:5]))}); {expected}")
     version = doc.get("schema_version")
     if isinstance(version, bool) or version != SCHEMA_VERSION:  # true == 1 in Python, not in the schema
-        raise ValueError(f"schema_version {version!r} is not supported (this reader knows version {SCHEMA_VERSION})")
+        raise ValueError(f"{at}schema_version {version!r} is not supported (this reader knows version {SCHEMA_VERSION})")
     if kind is not None and doc.get("kind") != kind:
-        raise ValueError(f"expected a {kind!r} document, got kind={doc.get('kind')!r}")
+        raise ValueError(f"{at}expected a {kind!r} document, got kind={doc.get('kind')!r}")
     errs = schema_errors(doc)
     if errs:
-        raise ValueError("document does not follow theorems/validate/case_schema.json: " + "; ".join(errs[:5]))
+        raise ValueError(f"{at}document does not follow theorems/validate/case_schema.json: " + "; ".join(errs[:5]))
 
 
 def to_jsonable(v: Any) -> Any:
