@@ -168,3 +168,29 @@ def test_validate_with_data_and_the_cli(tmp_path, heart, capsys, monkeypatch):
     assert cli.main(["validate", "pdm", f"{mod}:lazy", "--data", data, "--Delta", "1", "--epsilon", "0.1", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out[0]["conforms"] is False and any(c["id"] == "guarantee.margin" and not c["passed"] for c in out[0]["checks"])
+
+
+def test_cli_on_data_says_what_it_runs_and_reports_progress(tmp_path, capsys, monkeypatch):
+    """`margins validate pdm reference:pdm --data a9a.gz --Delta 1` was silent for minutes (new-user
+    trial): a notice on stderr first; the reference's textbook function reports its progress with
+    `margins run`'s printer; another callable gets no `progress` keyword it did not ask for."""
+    import shutil
+
+    from theorems import cli
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        shutil.copy(p, tmp_path / "heart.txt")
+    data = str(tmp_path / "heart.txt")
+    printer = cli._Progress
+    monkeypatch.setattr(cli, "_Progress", lambda name: printer(name, after=0.0, every=0.0))  # every step
+    assert cli.main(["validate", "pdm", "reference:pdm", "--data", data, "--Delta", "1", "--epsilon", "0.1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("margins validate: certifying gamma_d of the 270 patterns, then calling reference:pdm(")
+    assert "--kwargs '{\"engine\": \"fast\"}'" in err[0]
+    assert len(err) > 1 and all(line.startswith("[pdm ") and "updates t = " in line for line in err[1:])
+    mod = tmp_path / "impls.py"
+    mod.write_text("import reference\ndef good(X, y, eps, **kw):\n    assert 'progress' not in kw\n"
+                   "    return reference.pdm(X, y, eps, **kw)\n")
+    assert cli.main(["validate", "pdm", f"{mod}:good", "--data", data, "--Delta", "1", "--epsilon", "0.1"]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"calling {mod}:good(" in line and "engine" not in line

@@ -67,10 +67,13 @@ def cmd_validate(args) -> int:
             raise ValueError("pass ALGORITHM MODULE:CALLABLE with --data FILE")
         X, y = reference.load_libsvm(args.data, n_features=args.n_features)
         impl = load_callable(args.callable)
-        if args.kwargs:
+        kwargs = json.loads(args.kwargs) if args.kwargs else {}
+        if not args.json:
+            _announce_data_run(args, impl, kwargs, X.shape[0])
+        if kwargs:
             import functools
 
-            impl = functools.partial(impl, **json.loads(args.kwargs))
+            impl = functools.partial(impl, **kwargs)
         reports.append(validate(args.algorithm, impl, data=(X, y), rho=args.rho, Delta=args.Delta,
                                 epsilons=args.epsilon, max_iter=args.max_iter))
     elif args.answers or args.trace:
@@ -95,6 +98,27 @@ def cmd_validate(args) -> int:
         for r in reports:
             print(r.format() if not r.conforms else r.summary())
     return 0 if reports and all(r.conforms for r in reports) else 1
+
+
+def _announce_data_run(args, impl, kwargs: dict, m: int) -> None:
+    """``margins validate ... --data``: say on stderr what runs and that it can take minutes; the
+    reference's own textbook function also reports its progress (the one printer of ``margins run``,
+    added to ``kwargs``)."""
+    import sys
+
+    import reference
+
+    from ..cli import _Progress
+
+    textbook = impl is getattr(reference, args.algorithm) and kwargs.get("engine", "textbook") == "textbook"
+    accuracy = "beta" if args.algorithm == "pfm" else "epsilon"
+    print(f"margins validate: certifying gamma_d of the {m} patterns, then calling {args.callable}(X, y, {accuracy}, "
+          f"rho={args.rho}, Delta={args.Delta}, ...) for {accuracy} in {args.epsilon}; on large data this can take minutes"
+          + (" (the textbook engine; --kwargs '{\"engine\": \"fast\"}' runs the compiled one, much faster); "
+             "progress every 5 s" if textbook else ""),
+          file=sys.stderr, flush=True)  # fmt: skip
+    if textbook:
+        kwargs["progress"] = _Progress(args.algorithm)
 
 
 def cmd_export_cases(args) -> int:
