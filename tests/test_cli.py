@@ -241,3 +241,17 @@ def test_progress_lines_on_stderr():
     ref.pdm(np.array([[1.0, 2.0], [-1.0, 0.5]]), [1, -1], 0.5, progress=prog)
     lines = buf.getvalue().splitlines()
     assert lines and all("updates t = " in l and "epochs = " in l and "||a_t||/t = " in l for l in lines)
+
+
+def test_run_and_margin_align_their_keys(libsvm, capsys):
+    """`margins run pdm` printed keys right-aligned to 10 characters, so 'upper_bound' and
+    'eps_schedule' pushed their colons out of line (new-user trial)."""
+    from theorems.text import fields
+
+    assert cli.main(["run", "pdm", "--data", libsvm, "--epsilon", "0.1", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(l.lstrip().startswith("eps_schedule: ") for l in lines) and len({l.index(": ") for l in lines}) == 1
+    assert cli.main(["margin", "--data", libsvm]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 7 and len({l.index(": ") for l in lines}) == 1
+    assert fields([("a", 1), ("long_key", "x: y")]) == "       a: 1\nlong_key: x: y"

@@ -25,7 +25,7 @@ import reference
 from reference.algorithms import SPECS
 
 from .registry import REGISTRY
-from .text import fmt, table
+from .text import fields, fmt, table
 
 __all__ = ["main"]
 
@@ -200,26 +200,23 @@ def cmd_run(args) -> int:
     if args.json:
         print(json.dumps(d, indent=2))
     else:
-        for k in ("algorithm", "status", "iterations", "precision", "engine", "message"):
-            print(f"{k:>10}: {d[k]}")
-        print(f"{'meaning':>10}: {STATUS_NOTES[res.status]}")
-        print(f"{'time':>10}: {seconds:.2f} s")
+        rows = [(k, d[k]) for k in ("algorithm", "status", "iterations", "precision", "engine", "message")]
+        rows += [("meaning", STATUS_NOTES[res.status]), ("time", f"{seconds:.2f} s")]
         if achieved is not None:
-            print(f"{'achieved':>10}: margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)")
+            rows.append(("achieved", f"margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)"))
         if isinstance(certified, str):
-            print(f"{'certified':>10}: not computed: {certified}")
+            rows.append(("certified", f"not computed: {certified}"))
         elif certified is not None:
             what = "gamma_d" if SPECS[name].data == "patterns" else ("rho" if name == "perceptron" else "rho_K = rho_2")
-            print(f"{'certified':>10}: {certified.lower!r} <= {what} <= {certified.upper!r}"
-                  + (f"  (achieved / certified = {achieved / certified.upper:.6g})" if achieved is not None and certified.upper > 0 else ""))
+            rows.append(("certified", f"{certified.lower!r} <= {what} <= {certified.upper!r}"
+                         + (f"  (achieved / certified = {achieved / certified.upper:.6g})" if achieved is not None and certified.upper > 0 else "")))
         for k in ("alpha", "w", "p"):
             if d[k] is not None:
                 v = d[k]
                 shown = ", ".join(f"{x:.4g}" for x in v[:8]) + (", ..." if len(v) > 8 else "")
-                print(f"{k:>10}: [{shown}] (length {len(v)})")
-        for k, v in d["info"].items():
-            if not isinstance(v, list):
-                print(f"{k:>10}: {v}")
+                rows.append((k, f"[{shown}] (length {len(v)})"))
+        rows += [(k, v) for k, v in d["info"].items() if not isinstance(v, list)]
+        print(fields(rows))
     return 0
 
 
@@ -248,8 +245,7 @@ def cmd_margin(args) -> int:
         ("method", M.method),
         ("time", f"{M.seconds:.2f} s"),
     ]
-    for k, v in rows:
-        print(f"{k:>9}: {v}")
+    print(fields(rows))
     return 0
 
 

@@ -1,12 +1,13 @@
 """The one text-table printer of the console script (``margins check``, ``margins demo``,
-``margins bounds``): numbers to short strings, rows to aligned columns.  Dependency-free."""
+``margins bounds``): numbers to short strings, rows to aligned columns; and ``key: value``
+listings (``margins run``, ``margins margin``) with the keys aligned.  Dependency-free."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Sequence, Tuple
 
-__all__ = ["fmt", "table"]
+__all__ = ["fmt", "table", "fields"]
 
 
 def fmt(v: Any, digits: int = 4) -> str:
@@ -32,3 +33,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     out = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
     return "\n".join(out)
+
+
+def fields(rows: Sequence[Tuple[str, Any]]) -> str:
+    """``key: value`` lines, the keys right-aligned to the longest one (so the colons line up)."""
+    width = max((len(k) for k, _ in rows), default=0)
+    return "\n".join(f"{k:>{width}}: {v}" for k, v in rows)
