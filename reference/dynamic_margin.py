@@ -594,36 +594,33 @@ def _run(
     """Validate the shared keywords, build the patterns and drive ``algorithm``."""
     fast = check_engine(engine, precision) == FAST
     ar = arithmetic(precision)
-    if fast:
-        P = None  # the engine validates with make_patterns (the same checks), X stays sparse
-    else:  # the textbook engine: dense or CSR, the patterns held implicitly, O(nnz + m)
-        P = make_patterns(X, y, rho=rho, Delta=Delta)
+    P_data = make_patterns(X, y, rho=rho, Delta=Delta)  # dense or CSR, the patterns held implicitly, O(nnz + m)
     active_sets = _check_bool("active_sets", active_sets)
     multiple_updates = _check_bool("multiple_updates", multiple_updates)
     trace = _check_bool("trace", trace)
     max_iter = check_int("max_iter", max_iter)
     max_epochs = None if max_epochs is None else check_int("max_epochs", max_epochs)
     seed = check_int("seed", seed)
+    P, e, exact = P_data, 0, True
+    if not ar.is_mp:  # extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
+        P, e, exact = _rescaled(P_data)
+        if e and threshold is pfm_threshold:
+            schedule = tuple(float(np.ldexp(float(v), -e)) for v in schedule)
+    scale = {"scale": f"2^{-e}"} if e else {}
     if fast:
         if trace:
             raise ValueError("trace=True is the textbook engine's for PT11 (one state per update); pass engine='textbook'")
         from .fast import engine as fast_engine
 
         result = fast_engine.pt11(
-            algorithm.name, X, y, schedule, threshold is pfm_threshold, warmup,
-            rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-            max_iter=max_iter, max_epochs=max_epochs, seed=seed,
+            algorithm.name, P, P if exact else P_data, schedule, threshold is pfm_threshold, warmup,
+            active_sets=active_sets, multiple_updates=multiple_updates, max_iter=max_iter, max_epochs=max_epochs, seed=seed,
         )  # fmt: skip
-        return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta})
-    P_data, e = P, 0
-    if not ar.is_mp:  # extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
-        P, e, exact = _rescaled(P_data)
-        if e and threshold is pfm_threshold:
-            schedule = tuple(float(np.ldexp(float(v), -e)) for v in schedule)
+        return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta, **scale})
     with ar.context():
         pb = _Problem(
             P=P,
-            P_verify=P if e == 0 or exact else P_data,
+            P_verify=P if exact else P_data,
             q=ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms(),  # q_k = ||y_k||^2
             ar=ar,
             threshold=threshold,
@@ -640,7 +637,6 @@ def _run(
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
     result = drive(algorithm, pb, ar, max_iter, trace, budget=budget, progress=progress)
-    scale = {"scale": f"2^{-e}"} if e else {}
     return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta, **scale})
 
 

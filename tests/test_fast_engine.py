@@ -363,3 +363,21 @@ def test_a9a_first_2000_points_same_updates_and_vector(opts):
     a = reference.pdm(X, y, 0.01, Delta=1.0, **opts)
     b = reference.pdm(X, y, 0.01, Delta=1.0, engine="fast", **opts)
     _assert_same(a, b, opts)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_pt11_at_extreme_scales_runs_like_the_textbook(scale):
+    """The fast PT11 engine squared rho and Delta unscaled: rho = 1e300 or Delta = 1e308 raised
+    OverflowError (34, ...) where the textbook runs on the patterns times a power of two (found
+    checking `margins run pdm --engine fast --Delta 1e308`).  Both engines now share that scaling."""
+    from reference.exact import verify_exact
+
+    X = np.array([[1.0, 2.0], [2.0, 1.5], [-1.0, -1.0], [-2.0, 0.5]]) * scale
+    y = np.array([1, 1, -1, -1])
+    for fn, first, kw in ((reference.pfm, 0.01 * scale, dict(rho=scale)), (reference.pdm, 0.1, dict(rho=scale)),
+                          (reference.pdm_succ, 0.1, dict(rho=scale, multiple_updates=True)),
+                          (reference.pdm, 0.1, dict(rho=1.0, Delta=1e308)), (reference.pdm, 0.1, dict(rho=scale, Delta=scale))):
+        slow, fast = fn(X, y, first, **kw), fn(X, y, first, engine="fast", **kw)
+        assert fast.status == slow.status == reference.SEPARATOR and fast.iterations == slow.iterations, (fn, kw)
+        assert fast.info["scale"] == slow.info["scale"] and verify_exact(fast, X, y) == ""
+        np.testing.assert_allclose(fast.w, slow.w, rtol=RTOL, atol=0)

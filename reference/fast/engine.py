@@ -271,14 +271,12 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
 
 def pt11(
     name: str,
-    X,
-    y,
+    P,
+    P_verify,
     schedule: Sequence[float],
     pfm: bool,
     warmup: bool,
     *,
-    rho: Optional[float],
-    Delta: Optional[float],
     active_sets: bool,
     multiple_updates: bool,
     max_iter: int,
@@ -286,13 +284,14 @@ def pt11(
     seed: int,
 ) -> Result:
     """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on the implicit patterns
-    y_k = l_k [x_k, rho, Delta e_k] (:func:`reference.patterns.make_patterns` validates X dense or
-    sparse, y, rho and Delta); the other arguments are validated by the public function."""
+    y_k = l_k [x_k, rho, Delta e_k] of ``P`` (a :class:`reference.patterns.Patterns`, already
+    validated and, at extreme scales, times a power of two by the public function, as for the
+    textbook engine); a separator is verified on ``P_verify`` (``P``, or the unscaled patterns
+    when the scaling was not exact).  The other arguments are validated by the public function."""
     from . import pt11_kernels as K
     from ..dynamic_margin import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP
-    from ..patterns import make_patterns
 
-    P = make_patterns(X, y, rho=rho, Delta=Delta)
+    rho, Delta = P.rho, P.Delta
     data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
     labels = np.ascontiguousarray(P.labels, dtype=np.float64)
     if max_epochs is None:  # no cap on epochs
@@ -324,7 +323,8 @@ def pt11(
     t, epoch, passes, _, n_tc = (int(v) for v in istate)
     a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
     claim = SEPARATOR if code == K.CONVERGED else None
-    reason = verify_separator_patterns(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, a, P.n_features) if claim else ""
+    V = P_verify
+    reason = verify_separator_patterns(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features) if claim else ""
     norm = float(np.sqrt(a @ a))  # computed fresh, not from ell
     info = {
         "ell": float(fstate[0]),
