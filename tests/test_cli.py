@@ -255,3 +255,14 @@ def test_run_and_margin_align_their_keys(libsvm, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 7 and len({l.index(": ") for l in lines}) == 1
     assert fields([("a", 1), ("long_key", "x: y")]) == "       a: 1\nlong_key: x: y"
+
+
+def test_run_achieved_margin_of_normalized_points_at_extreme_rho(tmp_path, capsys):
+    """`margins run normalized_perceptron --rho 1e300` printed 'achieved: margin 0': ||z_k||^2
+    overflowed.  Two points e_1, e_2 (label +1) with rho = 1e300 are e_rho up to 1e-300, so any
+    separator w has min_k w.y_k/(||w|| ||y_k||) = 1 to float64 precision."""
+    f = tmp_path / "two.svm"
+    f.write_text("+1 1:1\n+1 2:1\n")
+    assert cli.main(["run", "normalized_perceptron", "--data", str(f), "--rho", "1e300", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "separator" and d["achieved_margin"] == pytest.approx(1.0, rel=1e-12)
