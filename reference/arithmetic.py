@@ -256,15 +256,22 @@ def pow2_exponent(a) -> int:
     return int(np.frexp(top)[1]) if top > 0 else 0
 
 
-def scale_rows_pow2(A: np.ndarray) -> np.ndarray:
-    """Each row of the float64 array ``A`` multiplied by the power of two that brings its largest
-    |entry| into [1/2, 1).
+def scale_rows_pow2(A):
+    """Each row of the float64 array ``A`` (or scipy CSR matrix) multiplied by the power of two
+    that brings its largest |entry| into [1/2, 1).
 
     Exact (only entries more than 2^1074 times smaller than their row's largest underflow), and
     it changes no direction: ``x_i / ||x_i||`` and every normalized quantity is the same, bit for
     bit, but squared norms and inner products can no longer overflow (||x||^2 for ||x|| > 1.3e154)
     or underflow (||x|| < 1.5e-154).
     """
+    if hasattr(A, "tocsr"):  # sparse: the same factors, O(nnz)
+        import scipy.sparse as sp
+
+        A = A.tocsr()
+        top = abs(A).max(axis=1).toarray().ravel()
+        e = np.where(top > 0, np.frexp(top)[1], 0)
+        return (sp.diags(np.ldexp(1.0, -e)) @ A).tocsr()
     A = np.asarray(A, dtype=np.float64)
     e = np.array([pow2_exponent(row) for row in A], dtype=np.int64).reshape(-1, 1)
     return np.ldexp(A, -e)

@@ -199,3 +199,12 @@ def test_transforms_and_kernel_matrix_accept_csr():
     Z = np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]])
     Xd, yd, kd = drop_zero_rows(sp.csr_matrix(Z), [1, -1, 1])
     assert sp.issparse(Xd) and Xd.toarray().tolist() == [[0.0, 1.0], [2.0, 0.0]] and kd.tolist() == [0, 2]
+
+
+def test_scale_rows_pow2_sparse_is_the_dense_scaling():
+    from reference.arithmetic import scale_rows_pow2
+
+    A = np.array([[1e300, 3.0, 0.0], [0.0, 0.0, 0.0], [1e-300, -2e-300, 0.0], [0.75, 0.0, -0.5]])
+    S = scale_rows_pow2(sp.csr_matrix(A))
+    assert sp.issparse(S) and np.array_equal(S.toarray(), scale_rows_pow2(A))
+    assert np.array_equal(S.toarray()[3], A[3])  # largest entry already in [1/2, 1): untouched

@@ -20,9 +20,9 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
 
 import reference
+from reference.arithmetic import scale_rows_pow2
 from reference.algorithms import SPECS
 
 from .registry import REGISTRY
@@ -139,8 +139,7 @@ def _margins_for_run(args, name, X, y, res, G=None):
         w = np.asarray(res.w, dtype=np.float64)
         marg = P.matvec(w)
         if normalize:  # rows times powers of two first (exact): ||z_k||^2 overflowed past 1.3e154 (rho = 1e300 gave 0)
-            Z = P.Z().tocsr()
-            Zs = sp.diags(np.ldexp(1.0, -np.frexp(abs(Z).max(axis=1).toarray().ravel())[1])) @ Z
+            Zs = scale_rows_pow2(P.Z())
             marg = (Zs @ w) / np.sqrt(Zs.multiply(Zs).sum(axis=1).A1)
         nw = float(np.sqrt(w @ w))
         achieved = float(np.min(marg)) / nw if nw > 0 else None
