@@ -236,6 +236,17 @@ def test_an_answers_file_that_answers_nothing_says_so(tmp_path, capsys, text, sa
     assert len(err.splitlines()) == 1 and err.startswith(f"margins validate: error: {path}: ") and says in err, err
 
 
+def test_answers_with_a_callable_is_refused_not_ignored(tmp_path, capsys):
+    """`margins validate pdm reference:pdm --answers FILE` checked FILE only and ignored the
+    callable without a word."""
+    path = tmp_path / "answers.json"
+    path.write_text("{}")
+    for extra in (["pdm", "reference:pdm"], ["pdm"]):
+        assert cli.main(["validate", *extra, "--answers", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and f"drop {' '.join(extra)!r}" in err and "--answers" in err
+
+
 @pytest.mark.parametrize("algorithm,impl", [("snkp", reference.snkp), ("pdm", functools.partial(reference.pdm, active_sets=True, multiple_updates=True)), ("nvn", reference.nvn)])
 def test_answers_round_trip(cases_dir, tmp_path, algorithm, impl, capsys):
     path = write_answers(tmp_path / "answers.json", impl, algorithm, cases_dir)

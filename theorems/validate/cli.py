@@ -77,6 +77,10 @@ def cmd_validate(args) -> int:
         reports.append(validate(args.algorithm, impl, data=(X, y), rho=args.rho, Delta=args.Delta,
                                 epsilons=args.epsilon, max_iter=args.max_iter))
     elif args.answers or args.trace:
+        if args.algorithm or args.callable:  # they would be ignored: the files are the claims
+            given = " ".join(a for a in (args.algorithm, args.callable) if a)
+            raise ValueError(f"--answers / --trace check answers written elsewhere and run nothing: drop {given!r}, "
+                             "or drop --answers / --trace to run ALGORITHM MODULE:CALLABLE")
         if args.answers:
             reports += validate_answers(args.answers, args.cases, strict=args.strict, subset=args.subset, skip_flags=skip)
         if args.trace:
