@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterator, Optional, Tuple
 
 import mpmath
@@ -115,13 +116,18 @@ class Arithmetic:
 
     # -- conversion ---------------------------------------------------------------------------
     def array(self, x) -> np.ndarray:
-        """Convert an array-like exactly to this arithmetic's element type."""
+        """Convert an array-like to this arithmetic's element type: exactly, except that float64 rounds
+        what is not a float64, and mpmath rounds a Fraction or an int wider than the working precision."""
         if self.dps is None:
             return np.array(x, dtype=np.float64)
         a = np.asarray(x)
         out = np.empty(a.shape, dtype=object)
         flat = a.ravel()
         for i, v in enumerate(flat):
+            if isinstance(v, (np.integer, np.floating)):
+                v = v.item()  # int64, float32, ... as the Python number of the same value (mpf takes no numpy scalars)
+            elif isinstance(v, Fraction):
+                v = mpmath.mpf(v.numerator) / v.denominator  # rounded once, at the working precision
             out.flat[i] = v if isinstance(v, mpmath.mpf) else mpmath.mpf(v)
         return out
 

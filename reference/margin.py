@@ -260,7 +260,14 @@ def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
 
 def _exact_lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     """min_i (K alpha)_i / ||alpha||_K rounded down, if (K alpha)_i > 0 for every i in exact
-    rational arithmetic (K and alpha as stored); else ``None``."""
+    rational arithmetic (K and alpha as stored); else ``None``.
+
+    The value is positive and confirmed exactly (``ratio_at_least``): margin() reads it as a
+    certified ``lower > 0``.  ``None`` also when no candidate within 64 steps of 4u below the
+    float estimate is confirmed.  In the normal float64 range the estimate is within 3.5u above
+    the quotient and two steps confirm it, so this happens only when N, Q or the quotient leave
+    that range (a quotient below the smallest subnormal even rounds to 0, which certifies nothing).
+    """
     N, Q = margin_witness_value(K, alpha)
     if not (N > 0 and Q > 0):
         return None
@@ -309,13 +316,25 @@ def upper_bound(K, p, *, precision: Optional[int] = None):
 
 
 def _check_vector(name: str, v, n: int, ar: Arithmetic) -> np.ndarray:
-    vf = np.array([float(x) for x in np.ravel(np.asarray(v, dtype=object))]) if np.ndim(v) == 1 else None
-    if vf is None or vf.shape[0] != n:
+    """``v`` as n finite real coefficients: float64, or (precision mode) mpf at the working precision.
+
+    A complex entry is refused, not cast (``float(np.complex128(1 + 1j))`` silently drops the
+    imaginary part); anything ``float`` cannot take (None, an int beyond float64) is a ValueError
+    naming ``name``.
+    """
+    entries = np.ravel(np.asarray(v, dtype=object)) if np.ndim(v) == 1 else None
+    if entries is None or entries.shape[0] != n:
         raise ValueError(f"{name} must be a vector of length {n} (one entry per point), got shape {np.shape(v)}")
+    try:
+        if any(isinstance(x, (complex, np.complexfloating)) for x in entries):
+            raise TypeError("a complex entry")
+        vf = np.array([float(x) for x in entries])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must hold real numbers within float64 range ({exc}); pass a real vector") from None
     if not np.all(np.isfinite(vf)):
         raise ValueError(f"{name} contains NaN or inf; pass finite coefficients")
     with ar.context():
-        return ar.array(np.asarray(v)) if ar.is_mp else vf
+        return ar.array(entries) if ar.is_mp else vf  # the entries as given (an int stays exact)
 
 
 # -- Wolfe's min-norm-point algorithm in Gram form ----------------------------------------------
