@@ -460,9 +460,10 @@ def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
     """Read ``X`` and ``y`` from a ``.npz`` archive (keys ``X`` and ``y``; no pickles)."""
     path = _data_path(path, "an .npz file")
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise ValueError("a single .npy array, not an .npz archive")
+        z = np.load(path, allow_pickle=False)
+        if not hasattr(z, "files"):  # np.load gave an array (an .npy file): no context manager
+            raise ValueError("a single .npy array, not an .npz archive")
+        with z:
             if "X" not in z or "y" not in z:
                 raise ValueError(f"{path}: an .npz data file must hold arrays named 'X' and 'y'")
             return np.array(z["X"]), np.array(z["y"])
