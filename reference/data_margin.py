@@ -422,7 +422,8 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
 
 def _polish_mp(Yn: sp.csr_matrix, p: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Wolfe at POLISH_DPS digits on a candidate set (support of p and the points of smallest
-    margin), enlarged until no point violates optimality; returns (p, u = sum p_k y_k) in float64."""
+    margin, ties to the lower index: a stable sort, so the candidates are the same on every machine),
+    enlarged until no point violates optimality; returns (p, u = sum p_k y_k) in float64."""
     from .arithmetic import Arithmetic
     from .margin import _kkt, _wolfe
 

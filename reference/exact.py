@@ -289,7 +289,14 @@ def verify_margin_exact(m, K) -> str:
     -------
     str
         ``''`` if nothing is refuted, else why.
+
+    Raises
+    ------
+    ValueError
+        ``K`` not a square matrix (the Gram matrix the margin was computed from).
     """
+    if len(np.shape(K)) != 2 or np.shape(K)[0] != np.shape(K)[1]:
+        raise ValueError(f"K must be the square Gram matrix the margin was computed from, got shape {np.shape(K)}")
     lower, upper = rational(m.lower) if np.isfinite(float(m.lower)) else None, rational(m.upper)
     if m.feasible is True and not (lower is not None and lower > 0):
         return f"feasible=True but lower = {float(m.lower):.3e} is not > 0"

@@ -175,3 +175,50 @@ def test_polish_without_a_positive_warm_start():
     p, u = DM._polish_mp(Yn, np.array([0.5, 0.0, 0.5]))
     np.testing.assert_allclose(p, [0.5, 0.5, 0.0], rtol=0, atol=1e-15)
     np.testing.assert_allclose(u, [0.5, 0.5], rtol=0, atol=1e-15)
+
+
+def test_polish_breaks_margin_ties_by_the_lower_index(monkeypatch):
+    """Candidates are the support and the 2 (d0 + 1) smallest margins, ties to the lower index (a
+    stable sort: numpy's default sort orders ties differently on different CPUs).  300 points
+    (1 or 2, i / 1024); u = (1, 0) gives margin 1 to every 7th point: the six candidates are 0, 7, ..., 35."""
+    seen = []
+    real = MARGIN._wolfe
+
+    def spy(K, ar, max_iter, start=None):
+        seen.append(sorted(int(mpmath.nint((K[i, i] - (1 if K[i, i] < 4 else 4)) * 1024**2)) for i in range(K.shape[0])))
+        return real(K, ar, max_iter, start=start)
+
+    monkeypatch.setattr(MARGIN, "_wolfe", spy)
+    i = np.arange(300)
+    Y = np.column_stack([np.where(i % 7 == 0, 1.0, 2.0), i / 1024])
+    p0 = np.zeros(300)
+    p0[0] = 1.0  # u = (1, 0): the min-norm point already
+    p, u = DM._polish_mp(sp.csr_matrix(Y), p0)
+    assert seen[0] == [k * k for k in (0, 7, 14, 21, 28, 35)]  # K_ii = x_i^2 + (i / 1024)^2
+    np.testing.assert_array_equal(u, [1.0, 0.0])
+    np.testing.assert_array_equal(p, p0)
+
+
+def test_wolfe_primal_drops_a_zero_weight_from_the_corral():
+    """Wolfe's corral holds positive weights only: an affine weight exactly 0 is a minor cycle.
+
+    y = (4, -2, 3), (4, 0, -3), (4, 0, 3), (4, -3, 0).  Trace: start at the first shortest point
+    y_1 (|y|^2 = 25); major cycle 1 adds y_0 (y_1 . y_0 = 7 < 25, first of the ties); the segment's
+    nearest point is (4, -0.9, -0.3), major cycle 2 adds y_2 (15.1 < 16.9); the plane x = 4 of
+    {y_1, y_0, y_2} is nearest 0 at (4, 0, 0) = (y_1 + y_2) / 2, the weight of y_0 is exactly 0:
+    minor cycle 3 drops it; major cycle 4 finds y . (4, 0, 0) = 16 = |x|^2 for every y: converged.
+    """
+    Y = np.array([[4.0, -2.0, 3.0], [4.0, 0.0, -3.0], [4.0, 0.0, 3.0], [4.0, -3.0, 0.0]])
+    p, it, converged = DM._wolfe_primal(sp.csr_matrix(Y))
+    assert converged
+    np.testing.assert_array_equal(p, [0.0, 0.5, 0.5, 0.0])
+    assert it == 4  # 3 major cycles + 1 minor cycle
+
+
+@pytest.mark.parametrize("K", [np.eye(2)[:, :1], np.ones((2, 3)), np.ones(2), np.ones((2, 2, 2))])
+def test_verify_margin_exact_refuses_a_non_square_K(K):
+    m, _ = _margin_identity2()
+    neg = replace(m, lower=-1.0, upper=-0.5, feasible=False)
+    for mm in (m, neg):
+        with pytest.raises(ValueError, match=r"K must be the square Gram matrix the margin was computed from, got shape"):
+            verify_margin_exact(mm, K)
