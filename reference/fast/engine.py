@@ -139,7 +139,7 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     states = None
     if trace:
         states = tuple(NVNState(k=i, p=rec[i].copy(), theta=None if i == 0 else float(rec_theta[i])) for i in range(k + 1))
-    res = _result("nvn", claim, reason, k, p=p, trace=states, info={"norm_p": g.norm(p), "products": int(products)})
+    res = _result("nvn", claim, reason, k, p=p, trace=states, info={"norm_p": g.norm(p), "epsilon": float(epsilon), "products": int(products)})
     return replace(res, alpha=res.p if res.status == SEPARATOR else None)
 
 
@@ -165,7 +165,10 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
             SmoothState(k=i, alpha=rec_a[i].copy(), p=rec_p[i].copy(), mu=float(rec_mu[i]), theta=None if i == 0 else 2.0 / (i + 2))
             for i in range(k + 1)
         )
-    return _result(name, claim, reason, k, alpha=alpha, p=p, trace=states, info={"mu": float(mu), "products": int(products)})
+    info = {"mu": float(mu), "products": int(products)}
+    if delta is not None:  # SNKPVN records its accuracy, as the textbook does
+        info["delta"] = float(delta)
+    return _result(name, claim, reason, k, alpha=alpha, p=p, trace=states, info=info)
 
 
 def snkp(G, *, max_iter: int, trace: bool) -> Result:
@@ -205,7 +208,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
         if g.norm(q) ** 2 <= g.n * F64.eps:  # [E-A7] ||q_t||_G = 0 as far as float64 can tell
             claim = CERTIFICATE
             break
-        if iterations >= max_iter:
+        if iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
             break
         delta = g.norm(q) / gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
         inner = _smoothed("snkpvn", g, q, delta, max_iter - iterations, trace)  # SNKPVN(q_t, delta_t)
@@ -224,7 +227,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
         reason = g.verify_separator(alpha)
     elif claim == CERTIFICATE:
         reason = g.verify_certificate(q, epsilon, strict=True)
-    info = {"T": t, "deltas": deltas, "inner_iterations": inner_its}
+    info = {"T": t, "deltas": deltas, "inner_iterations": inner_its, "epsilon": epsilon}
     return _result("isnkpvn", claim, reason, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
 
 

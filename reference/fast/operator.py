@@ -73,5 +73,6 @@ def linear_gram(X, y, *, rho=None) -> LinearGram:
     norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
     Z = sp.csr_matrix(sp.diags(yv.astype(np.float64) / norms) @ C)
     Z.sort_indices()
-    Z = sp.csr_matrix((Z.data, Z.indices.astype(np.int64), Z.indptr.astype(np.int64)), shape=Z.shape)
+    Z.indices = Z.indices.astype(np.int64)  # set as attributes: the csr_matrix constructor
+    Z.indptr = Z.indptr.astype(np.int64)  # would narrow them back to int32 (as check_csr does)
     return LinearGram(Z=Z)

@@ -1,0 +1,460 @@
+"""Precise tests of reference/fast/ (the compiled engine's Python side) and reference/patterns.py,
+written against surviving mutants (mutmut, issue 13 item 8).
+
+Each test pins a documented behaviour: the argument checks (argument named, fix hinted, the
+same message as the textbook engine), the ``info`` keys and trace states the textbook records,
+the budgets, the strict / non-strict certificate tests, and the implicit PT11 patterns against
+the definition y_k = l_k [x_k, rho, Delta e_k].  Expected values are worked by hand in the
+comments on small integer / dyadic instances (exact in float64) or checked exactly with
+reference.exact, never read off the library.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference
+import reference.fast
+from reference.arithmetic import Arithmetic, g_norm
+from reference.exact import verify_exact
+from reference.fast.operator import LinearGram, linear_gram
+from reference.patterns import Patterns, make_patterns
+
+numba = pytest.importorskip("numba", reason="the compiled engine needs numba: pip install 'perceptron-margins[fast]'")
+
+from reference.fast import engine as E  # noqa: E402
+from reference.fast import rp14_kernels  # noqa: E402
+
+F64 = Arithmetic(None)
+
+
+def _planted(m=12, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    return X, np.where(X @ rng.normal(size=d) >= 0, 1, -1)
+
+
+def _infeasible():
+    """Ten points, all labelled +1, with (-5, -5) and (5, 5) among them: 0 is in the hull of the
+    z_i (z = (1,1)/sqrt 2 and -z both present), so no separator; ||q_0||_G > 0 for q_0 = 1/n."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(8, 2)), [[-5.0, -5.0], [5.0, 5.0]]])
+    return reference.gram(X, np.ones(10, dtype=int))
+
+
+# =============================================================================================
+# bad arguments: the argument named, the fix hinted, the textbook engine's message
+# =============================================================================================
+
+G2 = np.eye(2)
+X2, Y2 = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([1, -1])
+
+BAD = [
+    # (call with engine=..., the pattern every message must match)
+    (lambda e: reference.nvn(G2, 0.0, engine=e), r"^epsilon must lie in \(0, 1\], got 0\.0; NVN's accuracy satisfies 0 < epsilon <= 1$"),
+    (lambda e: reference.nvn(G2, 1.5, engine=e), r"^epsilon must lie in \(0, 1\], got 1\.5; NVN's accuracy satisfies 0 < epsilon <= 1$"),
+    (lambda e: reference.nvn(G2, 0.5, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.snkpvn(G2, [0.5, 0.5], 0.0, engine=e), r"^delta must lie in \(0, inf\), got 0\.0; SNKPVN's accuracy delta must be positive$"),
+    (lambda e: reference.snkpvn(G2, [0.5, 0.5], -1e-300, engine=e), r"^delta must lie in \(0, inf\), got -1e-300; SNKPVN's accuracy delta must be positive$"),
+    (lambda e: reference.snkpvn(G2, [0.5, 0.5], 0.1, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.isnkpvn(G2, 1.0, engine=e), r"^gamma must lie in \(1, inf\), got 1\.0; ISNKPVN shrinks delta_t by gamma > 1 per outer loop$"),
+    (lambda e: reference.isnkpvn(G2, 0.5, engine=e), r"^gamma must lie in \(1, inf\), got 0\.5; ISNKPVN shrinks delta_t by gamma > 1 per outer loop$"),
+    (lambda e: reference.isnkpvn(G2, 2.0, 0.0, engine=e), r"^epsilon must lie in \(0, inf\), got 0\.0; the target accuracy must be positive$"),
+    (lambda e: reference.isnkpvn(G2, 2.0, -1.0, engine=e), r"^epsilon must lie in \(0, inf\), got -1\.0; the target accuracy must be positive$"),
+    (lambda e: reference.isnkpvn(G2, 2.0, 0.1, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.nkp(G2, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.snkp(G2, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.perceptron(X2, Y2, rule="best", engine=e), r"^rule must be one of \('cyclic', 'most_violated'\), got 'best'$"),
+    (lambda e: reference.perceptron(X2, Y2, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+    (lambda e: reference.normalized_perceptron(X2, Y2, max_iter=-1, engine=e), r"^max_iter must be an integer >= 0, got -1$"),
+]
+
+
+@pytest.mark.parametrize("call,pattern", BAD)
+def test_bad_arguments_name_the_argument_and_the_fix_as_the_textbook_does(call, pattern):
+    with pytest.raises(ValueError, match=pattern) as fast:
+        call("fast")
+    with pytest.raises(ValueError, match=pattern) as textbook:
+        call("textbook")
+    assert str(fast.value) == str(textbook.value)  # "the same messages" (reference.fast.engine)
+
+
+@pytest.mark.parametrize(
+    "call,pattern",
+    [
+        (lambda: linear_gram(X2, Y2, rho=0.0), r"^rho must lie in \(0, inf\), got 0\.0; the augmentation \(bias\) coordinate, e\.g\. rho=1\.0; or rho=None$"),
+        (lambda: linear_gram(X2, Y2, rho=-1), r"^rho must lie in \(0, inf\), got -1; the augmentation \(bias\) coordinate, e\.g\. rho=1\.0; or rho=None$"),
+        (lambda: linear_gram(X2, Y2, rho="1"), r"^rho must be a real number, got '1'$"),
+        (lambda: linear_gram(np.array([[1.0, 0.0], [0.0, 0.0]]), Y2), r"^X has 1 zero rows \(first: \[1\]\): a zero point cannot be normalized.*add a bias by augmentation \(rho=1\.0\)"),
+        (lambda: make_patterns(X2, Y2, rho=0.0), r"^rho must lie in \(0, inf\), got 0\.0; pass rho=1\.0, or rho=None for no augmentation$"),
+        (lambda: make_patterns(X2, Y2, rho=-1e-300), r"^rho must lie in \(0, inf\), got -1e-300; pass rho=1\.0, or rho=None for no augmentation$"),
+        (lambda: make_patterns(X2, Y2, Delta=0.0), r"^Delta must lie in \(0, inf\), got 0\.0; pass e\.g\. Delta=1\.0, or Delta=None for the original space$"),
+        (lambda: make_patterns(X2, Y2, rho=None, Delta=-2.0), r"^Delta must lie in \(0, inf\), got -2\.0; pass e\.g\. Delta=1\.0, or Delta=None for the original space$"),
+        (lambda: make_patterns(X2, Y2, Delta=float("inf")), r"^Delta must be finite, got inf$"),
+        (lambda: make_patterns(np.array([[1.0, 0.0], [0.0, 0.0]]), Y2, rho=None), r"^X has 1 zero rows \(first: \[1\]\)"),
+        (lambda: make_patterns(X2, np.array([1, 2])), r"\+1 and -1"),
+    ],
+)
+def test_operator_and_patterns_arguments(call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call()
+
+
+def test_boundary_values_are_accepted():
+    # epsilon = 1 is inside (0, 1] for NVN; tiny positive accuracies and rho are > 0
+    for e in ("fast", "textbook"):
+        assert reference.nvn(G2, 1.0, engine=e).status == reference.CERTIFICATE  # ||1/2 (1,1)||_I = 1/sqrt 2 <= 1
+        assert reference.isnkpvn(G2, 1.0 + 2**-52, 1e-300, max_iter=0, engine=e).status == reference.MAX_ITER
+    assert linear_gram(X2, Y2, rho=1e-300).shape == (2, 3)
+    P = make_patterns(np.zeros((2, 2)), Y2, rho=None, Delta=1e-300)  # zero rows: Delta makes them nonzero
+    assert P.Delta == 1e-300 and P.rho is None
+
+
+def test_check_engine():
+    F = reference.fast
+    assert (F.TEXTBOOK, F.FAST, F.ENGINES) == ("textbook", "fast", ("textbook", "fast"))
+    assert F.check_engine("textbook") == "textbook" and F.check_engine("fast") == "fast"
+    assert F.check_engine("textbook", 30) == "textbook"  # precision= is the textbook engine's
+    assert F.check_engine("fast", None, True) == "fast"
+    with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got 'turbo'$"):
+        F.check_engine("turbo")
+    with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got None$"):
+        F.check_engine(None)
+    msg = r"^engine='fast' runs in float64 only; precision= is the textbook engine's \(pass engine='textbook' with precision=\.\.\., or drop precision\)$"
+    with pytest.raises(ValueError, match=msg):
+        F.check_engine("fast", 30)
+    with pytest.raises(ValueError, match=msg):
+        F.check_engine("fast", 0)  # any precision, even a falsy one
+    assert F.available() is True  # numba imported above
+    assert F.INSTALL_HINT == "pip install 'perceptron-margins[fast]'"
+
+
+def test_check_engine_without_numba(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    assert reference.fast.available() is False
+    with pytest.raises(ValueError, match=r"^engine='fast' needs numba, which is not installed; run: pip install 'perceptron-margins\[fast\]'$"):
+        reference.fast.check_engine("fast")
+    assert reference.fast.check_engine("textbook") == "textbook"
+
+
+# =============================================================================================
+# info: the textbook's keys, so that verify_exact can re-check a fast certificate
+# =============================================================================================
+
+
+def test_fast_certificates_record_their_accuracy_and_pass_verify_exact():
+    """verify_exact reads the accuracy of a certificate from info ('delta' for snkpvn,
+    'epsilon' otherwise); the fast engine did not record it, so verify_exact(fast result)
+    raised 'pass accuracy='.  Now the keys and values are the textbook's."""
+    G = _infeasible()
+    n = G.shape[0]
+    runs = [("nvn", (G, 0.1)), ("snkpvn", (G, np.full(n, 1.0 / n), 0.1)), ("isnkpvn", (G, 2.0, 0.01))]
+    for name, args in runs:
+        fn = getattr(reference, name)
+        slow, fast = fn(*args), fn(*args, engine="fast")
+        assert fast.status == slow.status == reference.CERTIFICATE, name
+        assert set(slow.info) <= set(fast.info), name
+        key = "delta" if name == "snkpvn" else "epsilon"
+        assert fast.info[key] == slow.info[key] == args[-1], name
+        assert verify_exact(fast, G) == "", name
+
+
+def test_separators_and_budgets_keep_the_textbook_info_keys():
+    X, y = _planted()
+    G = reference.gram(X, y)
+    for name, args in [("nkp", (G,)), ("snkp", (G,)), ("nvn", (G, 0.01)), ("snkpvn", (G, np.full(12, 1 / 12), 1e-3)), ("isnkpvn", (G,))]:
+        fn = getattr(reference, name)
+        for kw in (dict(), dict(max_iter=1)):
+            slow, fast = fn(*args, **kw), fn(*args, engine="fast", **kw)
+            assert (slow.status, slow.iterations) == (fast.status, fast.iterations), (name, kw)
+            assert set(slow.info) <= set(fast.info), (name, kw)
+
+
+def test_nvn_counts_its_g_products():
+    # NVN: G p_0 once, then one column G e_j per step (plus refreshes): products >= k + 1
+    G = _infeasible()
+    for eps in (0.5, 0.05, 1e-4):
+        r = reference.nvn(G, eps, engine="fast", max_iter=200)
+        assert r.info["products"] >= r.iterations + 1
+        assert r.info["products"] <= r.iterations + 1 + r.iterations // rp14_kernels.REFRESH_EVERY + r.iterations + 1
+        assert r.info["norm_p"] == g_norm(G, r.p)
+
+
+# =============================================================================================
+# ISNKPVN: the outer-loop budget, T, the records, the E-A7 guard at its boundary
+# =============================================================================================
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 3, 7])
+def test_isnkpvn_budget_counts_outer_loops_too(max_iter):
+    """isnkpvn's max_iter also bounds the number of outer loops (docstring: a call that returns
+    at k = 0 still costs a product with G).  With gamma = 1.01 every SNKPVN call on this instance
+    returns at k = 0 (||p_0||_G < ||q||_G / 1.01), so without that budget the fast engine ran 33
+    outer loops on max_iter = 1 and claimed a certificate the textbook does not reach."""
+    G = _infeasible()
+    slow, fast = reference.isnkpvn(G, 1.01, 1e-3, max_iter=max_iter), reference.isnkpvn(G, 1.01, 1e-3, max_iter=max_iter, engine="fast")
+    assert fast.info["inner_iterations"] == [0] * max_iter  # every call returned at k = 0
+    assert fast.info["T"] == max_iter and fast.status == reference.MAX_ITER
+    assert (slow.status, slow.iterations, slow.info["T"]) == (fast.status, fast.iterations, fast.info["T"])
+
+
+@pytest.mark.parametrize("G", [_infeasible(), reference.gram(*_planted())], ids=["certificate", "separator"])
+def test_isnkpvn_T_and_the_outer_records(G):
+    r = reference.isnkpvn(G, 2.0, 1e-3, engine="fast", trace=True)
+    T = r.info["T"]
+    assert T >= 1 and T == len(r.info["deltas"]) == len(r.info["inner_iterations"]) == len(r.trace)
+    assert sum(r.info["inner_iterations"]) == r.iterations
+    n = G.shape[0]
+    assert np.array_equal(r.trace[0].q, np.full(n, 1.0 / n))  # q_0 := 1_n/n
+    for t, rec in enumerate(r.trace):
+        assert rec.t == t
+        assert rec.delta == r.info["deltas"][t] == g_norm(G, rec.q) / 2.0  # delta_t := ||q_t||_G / gamma
+        assert rec.inner.iterations == r.info["inner_iterations"][t]
+        if t + 1 < T:
+            assert np.array_equal(r.trace[t + 1].q, rec.inner.p)  # q_{t+1} := SNKPVN(q_t, delta_t)
+
+
+def test_isnkpvn_zero_norm_guard_fires_at_equality():
+    """[E-A7] the guard is ||q_t||_G^2 <= n u (u = 2^-52 here): at equality q_t is returned.
+
+    G = diag([[1, -1], [-1, 1]], [[1, c], [c, 1]]) with c = -1 + 2^-47 (exact in float64).
+    For q = 1/4: G q = (0, 0, 2^-49, 2^-49) exactly, q^T G q = 2^-50 exactly, ||q||_G = 2^-25,
+    and ||q||_G^2 = 2^-50 = 4 * 2^-52 = n eps: the guard fires at t = 0, no SNKPVN call."""
+    c = -1.0 + 2.0**-47
+    G = np.array([[1.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, c], [0.0, 0.0, c, 1.0]])
+    q = np.full(4, 0.25)
+    assert g_norm(G, q) ** 2 == 4 * F64.eps == 2.0**-50
+    for engine in ("textbook", "fast"):
+        r = reference.isnkpvn(G, 2.0, 1e-3, engine=engine)
+        assert (r.status, r.iterations, r.info["T"]) == (reference.CERTIFICATE, 0, 0), engine
+        assert np.array_equal(r.p, q) and verify_exact(r, G) == ""
+
+
+# =============================================================================================
+# the strict / non-strict certificate tests of the operator (dense G and G = Z Z^T)
+# =============================================================================================
+
+
+def test_gram_verify_certificate_strict_refuses_equality():
+    # G = I_2, p = (1, 0): ||p||_G = 1 exactly.  Strict (SNKPVN, ISNKPVN): 1 < 1 is false.
+    p = np.array([1.0, 0.0])
+    for G in (np.eye(2), linear_gram(np.eye(2), np.array([1, 1]))):
+        g = E._Gram(G)
+        assert "is not <" in g.verify_certificate(p, 1.0)
+        assert "is not <" in g.verify_certificate(p, 1.0, strict=True)
+        assert g.verify_certificate(p, 1.0, strict=False) == ""  # NVN: 1 <= 1
+        assert g.verify_certificate(p, 2.0) == ""
+
+
+def test_gram_operator_norms_and_products():
+    X, y = _planted()
+    G = reference.gram(X, y)
+    L = linear_gram(X, y)
+    v = np.arange(1.0, 13.0)
+    gd, gl = E._Gram(G), E._Gram(L)
+    assert (gd.kind, gd.n, gd.d) == (0, 12, 1) and (gl.kind, gl.n, gl.d) == (1, 12, 3)
+    assert gd.G.flags.f_contiguous and np.array_equal(gd.G, G)
+    assert np.allclose(gd.matvec(v), G @ v, rtol=1e-13) and np.allclose(gl.matvec(v), G @ v, rtol=1e-12)
+    exact = float(np.sqrt(v @ G @ v))
+    assert np.isclose(gd.norm(v), exact, rtol=1e-12) and np.isclose(gl.norm(v), exact, rtol=1e-12)
+    # a vector in the null space of G = Z Z^T: the norm is 0, not sqrt of a negative round-off
+    Lx = linear_gram(np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 1]))
+    assert E._Gram(Lx).norm(np.array([0.5, 0.5])) == 0.0
+    assert E._Gram(Lx).norm(np.array([1.0, 0.0])) == 1.0
+    Gobj = np.array([[mpmath.mpf(1), mpmath.mpf(0)], [mpmath.mpf(0), mpmath.mpf(1)]], dtype=object)
+    assert E._Gram(Gobj).G.dtype == np.float64
+
+
+def test_gram_verify_separator_both_kinds():
+    Xx = np.array([[1.0, 0.0], [0.0, 1.0]])
+    for G in (np.eye(2), linear_gram(Xx, np.array([1, 1]))):
+        g = E._Gram(G)
+        assert g.verify_separator(np.array([0.5, 0.5])) == ""
+        assert "is not > 0" in g.verify_separator(np.array([1.0, 0.0]))
+
+
+# =============================================================================================
+# traces: the textbook's states
+# =============================================================================================
+
+
+def test_smoothed_traces_are_the_textbook_states():
+    X, y = _planted()
+    G = reference.gram(X, y)
+    n = G.shape[0]
+    q = np.full(n, 1.0 / n)
+    for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 1e-3), 2.0 * n)):
+        fn = getattr(reference, name)
+        slow, fast = fn(*args, trace=True), fn(*args, trace=True, engine="fast")
+        assert len(fast.trace) == fast.iterations + 1 == len(slow.trace)
+        assert np.array_equal(fast.trace[0].alpha, np.full(n, 1.0 / n)) and fast.trace[0].mu == mu0  # alpha_0, mu_0
+        for i, (a, b) in enumerate(zip(slow.trace, fast.trace)):
+            assert b.k == a.k == i
+            assert b.theta == a.theta  # None at k = 0, then 2/(k+2)
+            assert np.isclose(b.mu, float(a.mu), rtol=1e-12)
+            assert np.allclose(b.alpha, a.alpha, rtol=1e-9, atol=1e-12) and np.allclose(b.p, a.p, rtol=1e-9, atol=1e-12)
+
+
+def test_nvn_trace_is_the_textbook_states():
+    G = _infeasible()
+    slow, fast = reference.nvn(G, 1e-9, max_iter=20, trace=True), reference.nvn(G, 1e-9, max_iter=20, trace=True, engine="fast")
+    assert len(fast.trace) == fast.iterations + 1 == len(slow.trace) == 21
+    assert fast.trace[0].theta is None and np.array_equal(fast.trace[0].p, np.full(10, 0.1))
+    for i, (a, b) in enumerate(zip(slow.trace[1:], fast.trace[1:]), start=1):
+        assert b.k == i and isinstance(b.theta, float) and 0.0 <= b.theta <= 1.0
+        assert np.isclose(b.theta, float(a.theta), rtol=1e-9)
+
+
+def test_perceptron_traces():
+    X, y = _planted()
+    for fn in (reference.perceptron, reference.normalized_perceptron):
+        slow, fast = fn(X, y, trace=True), fn(X, y, trace=True, engine="fast")
+        assert fast.status == reference.SEPARATOR and len(fast.trace) == fast.iterations + 1 == len(slow.trace)
+        assert all(s.k == i for i, s in enumerate(fast.trace)) and not fast.trace[0].w.any()  # w_0 := 0
+        assert verify_exact(fast, X, y) == ""
+
+
+def test_normalized_perceptron_budget_message():
+    X, y = _infeasible_primal()
+    for normalize in (True, False):
+        r = reference.normalized_perceptron(X, y, normalize=normalize, max_iter=5, engine="fast")
+        assert (r.status, r.iterations, r.message) == (reference.MAX_ITER, 5, "budget exhausted after 5 iterations")
+
+
+def _infeasible_primal():
+    return np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 1])
+
+
+# =============================================================================================
+# the linear operator G = Z Z^T
+# =============================================================================================
+
+
+def test_linear_gram_closed_form():
+    """x_0 = (3, 4), rho = 12: ||(3, 4, 12)|| = 13, z_0 = (3, 4, 12)/13; x_1 = 0 with y_1 = -1:
+    z_1 = -(0, 0, 12)/12 = (0, 0, -1).  A zero row is allowed when rho is given."""
+    L = linear_gram(np.array([[3.0, 4.0], [0.0, 0.0]]), np.array([1, -1]), rho=12.0)
+    assert isinstance(L, LinearGram) and L.shape == (2, 3) and L.n == 2
+    assert np.array_equal(L.Z.toarray(), np.array([[3 / 13, 4 / 13, 12 / 13], [0.0, 0.0, -1.0]]))
+    assert L.Z.indices.dtype == np.int64 and L.Z.indptr.dtype == np.int64  # as documented (canonical CSR)
+    assert L.Z.has_sorted_indices
+    v = np.array([1.0, 2.0])
+    assert np.allclose(L.matvec(v), reference.gram(np.array([[3.0, 4.0], [0.0, 0.0]]), [1, -1], rho=12.0) @ v, rtol=1e-15)
+    for rho in (0.5, 1e-3):  # any rho > 0, below 1 too
+        L = linear_gram(X2, Y2, rho=rho)
+        assert np.allclose(L.matvec(v), reference.gram(X2, Y2, rho=rho) @ v, rtol=1e-14)
+
+
+def test_linear_gram_sparse_and_dense_give_the_same_csr():
+    X, y = _planted(20, 5)
+    X[np.abs(X) < 0.7] = 0.0
+    X[np.all(X == 0, axis=1), 0] = 1.0
+    a, b = linear_gram(X, y), linear_gram(sp.csr_matrix(X), y)
+    for f in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(a.Z, f), getattr(b.Z, f)) and getattr(a.Z, f).dtype == getattr(b.Z, f).dtype
+
+
+# =============================================================================================
+# the implicit PT11 patterns against the definition y_k = l_k [x_k, rho, Delta e_k]
+# =============================================================================================
+
+XP = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 0.0], [0.0, -3.0, 0.5]])
+LP = np.array([1, -1, -1])
+
+
+def _dense_by_definition(X, l, rho, Delta):
+    m = X.shape[0]
+    rows = []
+    for k in range(m):
+        y = list(X[k])
+        if rho is not None:
+            y.append(rho)
+        if Delta is not None:
+            y.extend(Delta if j == k else 0.0 for j in range(m))
+        rows.append([l[k] * v for v in y])
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("rho,Delta", [(1.0, None), (None, 0.5), (2.0, 0.25), (0.5, 3.0)])
+def test_patterns_against_the_definition(rho, Delta):
+    P = make_patterns(XP, LP, rho=rho, Delta=Delta)
+    Y = _dense_by_definition(XP, LP, rho, Delta)
+    d0 = 3 + (rho is not None)
+    assert (P.m, P.n_features, P.d0, P.dim, P.nnz) == (3, 3, d0, d0 + (3 if Delta is not None else 0), 4)
+    assert (P.rho, P.Delta) == (rho, Delta)
+    assert P.labels.tolist() == [1, -1, -1]
+    assert np.array_equal(P.dense(), Y)
+    assert np.array_equal(P.X().toarray(), XP)
+    Zd = _dense_by_definition(XP, LP, rho, None)
+    assert np.array_equal(P.Z().toarray(), Zd) and P.Z().shape == Zd.shape
+    assert P.row_nnz().tolist() == [np.count_nonzero(y) for y in Y]
+    assert np.array_equal(P.sqnorms(), np.sum(Y * Y, axis=1))
+    for k in range(3):
+        assert P.sqnorm(k, None) == float(Y[k] @ Y[k])
+        assert P.sqnorm(k, F64) == Y[k] @ Y[k]
+        idx, val = P.row(k)
+        assert np.array_equal(XP[k][idx], val) and np.count_nonzero(XP[k]) == idx.size
+    a = np.arange(1.0, P.dim + 1.0) * np.where(np.arange(P.dim) % 2, -1.0, 1.0)  # small integers: exact
+    assert np.array_equal(P.matvec(a), Y @ a)
+    assert np.array_equal(P.abs_matvec(a), np.abs(Y) @ np.abs(a))
+    for k in range(3):
+        assert P.dot(a, k) == Y[k] @ a
+        for lam in (1, 3.0, -0.5):
+            out = P.add(a, k, lam)
+            assert np.array_equal(out, a + lam * Y[k]) and out is not a
+    assert np.array_equal(P.add(a, 0), a + Y[0])  # lam defaults to 1
+
+
+@pytest.mark.parametrize("rho,Delta", [(1.0, None), (None, 0.5), (2.0, 0.25)])
+def test_patterns_in_mpmath_are_exact(rho, Delta):
+    """On dtype=object mpf vectors every method computes in mpmath, exactly here: a = 1/3 + j
+    is not a float, and the results are compared with Fractions."""
+    P = make_patterns(XP, LP, rho=rho, Delta=Delta)
+    Y = _dense_by_definition(XP, LP, rho, Delta)
+    with mpmath.workdps(60):
+        a = np.array([mpmath.mpf(1) / 3 + j for j in range(P.dim)], dtype=object)
+        af = [Fraction(1, 3) + j for j in range(P.dim)]
+        mv = P.matvec(a)
+        assert mv.dtype == object
+        for k in range(3):
+            want = sum(Fraction(float(Y[k, j])) * af[j] for j in range(P.dim))
+            assert isinstance(P.dot(a, k), mpmath.mpf)
+            assert abs(Fraction(str(mpmath.nstr(P.dot(a, k), 50))) - want) < Fraction(1, 10**45)
+            assert abs(Fraction(str(mpmath.nstr(mv[k], 50))) - want) < Fraction(1, 10**45)
+            out = P.add(a, k, mpmath.mpf(1) / 7)
+            assert out.dtype == object and a[0] == mpmath.mpf(1) / 3  # a unchanged
+            for j in range(P.dim):
+                want_j = af[j] + Fraction(1, 7) * Fraction(float(Y[k, j]))
+                assert abs(Fraction(str(mpmath.nstr(out[j], 50))) - want_j) < Fraction(1, 10**45)
+        ar = Arithmetic(40)
+        for k in range(3):
+            s = P.sqnorm(k, ar)
+            assert isinstance(s, mpmath.mpf) and s == mpmath.mpf(float(Y[k] @ Y[k]))  # dyadic entries: exact
+
+
+def test_patterns_dot_on_an_empty_row_is_zero_of_the_vector_type():
+    P = make_patterns(XP, LP, rho=None, Delta=1.0)  # row 1 is empty
+    a = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert P.dot(a, 1) == -(1.0 * 5.0)  # l_1 (Delta a_ext[1]) = -(1 * a[3 + 1])
+    P0 = make_patterns(XP, LP, rho=1.0)
+    assert P0.dot(np.array([1.0, 2.0, 3.0, 4.0]), 1) == -4.0  # l_1 (rho a_rho) = -4
+    assert P0.sqnorm(1, None) == 1.0
+    Pn = Patterns(data=np.zeros(0), indices=np.zeros(0, np.int64), indptr=np.zeros(2, np.int64), labels=np.array([1]), n_features=2, rho=None, Delta=None)
+    assert Pn.dot(np.array([1.0, 2.0]), 0) == 0.0 and Pn.sqnorm(0, None) == 0.0
+
+
+def test_make_patterns_keeps_the_canonical_csr():
+    P = make_patterns(sp.csr_matrix(XP), LP)
+    Q = make_patterns(XP, LP)
+    for f in ("data", "indices", "indptr", "labels"):
+        assert np.array_equal(getattr(P, f), getattr(Q, f))
+    assert P.indices.dtype == np.int64 and P.indptr.dtype == np.int64 and P.data.dtype == np.float64
+    assert (P.rho, P.Delta) == (1.0, None)  # the defaults: rho = 1.0, the original space
