@@ -75,9 +75,6 @@ class _Gram:
     def args(self):
         return (self.kind, self.G, self.data, self.indices, self.indptr, self.d)
 
-    def matvec(self, v: np.ndarray) -> np.ndarray:
-        return self.op.matvec(v) if self.kind == 1 else self.op @ v
-
     def norm(self, v: np.ndarray) -> float:
         """||v||_G (g_norm of reference.arithmetic on a dense G; ||Z^T v|| on the operator)."""
         if self.kind == 0:
