@@ -39,6 +39,19 @@ def test_fingerprint_follows_a_monkeypatch(monkeypatch):
     assert code_fingerprint() == before
 
 
+def test_fingerprint_follows_the_mutant_under_test(monkeypatch):
+    """mutmut 3 selects a mutant behind the same callables by MUTANT_UNDER_TEST: a memo filled
+    under one mutant (or the original code) must not answer for another."""
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    original = code_fingerprint()
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "reference.margin.x__lower__mutmut_1")
+    first = code_fingerprint()
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "reference.margin.x__lower__mutmut_2")
+    assert len({original, first, code_fingerprint()}) == 3
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "")
+    assert code_fingerprint() == original
+
+
 def test_gamma_d_cache(monkeypatch):
     inst = S.planted_separable(3, 2, 4, 0.2, seed=5)
     good = float(pt11.gamma_d(inst, Delta=1.0).lower)

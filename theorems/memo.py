@@ -8,10 +8,17 @@ to a test that has just broken the code -- and the suite would depend on its ord
 key carries :func:`code_fingerprint`: the identities of every callable bound in the ``reference``
 modules at the time of the call.  Rebinding any of them (``monkeypatch.setattr``, or undoing
 it) changes the fingerprint, and the stale entries are simply never found again.
+
+Mutation testing switches the code *behind* the same callables: mutmut 3 routes every reference
+function through a trampoline that picks the mutant named by the environment variable
+``MUTANT_UNDER_TEST``, and forks its test processes from one that may already hold a memo filled by
+the original code.  So the fingerprint also carries that variable; without it a mutant would be
+answered from the original's cache and survive unseen.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Callable, Dict, Hashable, Tuple
 
@@ -23,8 +30,9 @@ _ALIVE: Dict[int, Any] = {}
 
 
 def code_fingerprint() -> Tuple[int, ...]:
-    """The ids of the callables bound in ``reference`` and its submodules, right now."""
-    out = []
+    """The ids of the callables bound in ``reference`` and its submodules, right now (and the
+    mutant under test, if a mutation tester has selected one)."""
+    out = [hash(os.environ.get("MUTANT_UNDER_TEST", ""))]
     for name in sorted(n for n in sys.modules if n == "reference" or n.startswith("reference.")):
         mod = sys.modules[name]
         if mod is None:
