@@ -508,3 +508,39 @@ def test_pt11_extreme_scale_runs_the_same_decisions(kw, algo, arg, k):
     assert res.info["scale"] == f"2^{-k}" and "scale" not in base.info
     assert res.info["rho"] == big["rho"] and res.info["Delta"] == big["Delta"]
     assert verify_exact(res, _XS * c, _YS) == ""
+
+
+def test_snkpvn_schedule_and_lemma_9_on_an_infeasible_instance():
+    # a0 = (1, 0), a1 = (-1, 0), a2 = (0, 1): infeasible, W = {(1/2, 1/2, 0)}; q = 1_3/3 has
+    # dist(q, W)^2 = 1/36 + 1/36 + 1/9 = 1/6.  Lemma 9: ||p_k||_G <= sqrt(mu_k) dist(q, W), with
+    # mu_k = 4n/((k+1)(k+2)) (theta_k = 2/(k+3), mu_{k+1} = (1 - theta_k) mu_k, mu_0 = 2n).
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    G = Z @ Z.T
+    q = np.full(3, 1 / 3)
+    res = ref.snkpvn(G, q, 1e-2, trace=True)
+    assert res.status == ref.CERTIFICATE and len(res.trace) >= 5
+    assert [s.k for s in res.trace] == list(range(res.iterations + 1))
+    for s in res.trace:
+        mu = Fraction(4 * 3, (s.k + 1) * (s.k + 2))
+        assert s.mu == pytest.approx(float(mu), rel=1e-14)
+        if s.k:
+            assert s.theta == pytest.approx(2 / (s.k + 2), rel=1e-15)  # theta_{k-1} = 2/(k+2)
+        w = Z.T @ s.p  # ||p||_G = ||X Y p||
+        assert float(w @ w) <= float(mu) / 6 * (1 + 1e-9)
+    res = ref.snkp(G, max_iter=6, trace=True)  # infeasible: runs to the budget
+    assert [s.k for s in res.trace] == list(range(7))
+    assert [s.mu for s in res.trace] == pytest.approx([4 / ((k + 1) * (k + 2)) for k in range(7)], rel=1e-14)
+
+
+@pytest.mark.parametrize("big", [2**1000, "mpf"])
+def test_pt11_rescales_a_huge_integer_or_mpf_rho(big):
+    # rho = 2^1000 given as a Python int (beyond int64) or an mpmath.mpf: q_1 = 1 + rho^2
+    # overflows float64 unless the patterns run scaled by 2^-1001 (largest entry 2^1000 ->
+    # 1/2).  y_1 = (1, 2^1000): one update, then p = q_1 > q_1/2 = theta_1: converged.
+    import mpmath
+
+    rho = mpmath.mpf(2) ** 1000 if big == "mpf" else big
+    res = ref.pdm([[1.0]], [1], 0.5, rho=rho, max_iter=10)
+    assert res.status == ref.SEPARATOR and res.iterations == 1
+    assert res.info["scale"] == "2^-1001"
+    assert res.w.tolist() == [2.0**-1001, 0.5]
