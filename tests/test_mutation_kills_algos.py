@@ -544,3 +544,31 @@ def test_pt11_rescales_a_huge_integer_or_mpf_rho(big):
     assert res.status == ref.SEPARATOR and res.iterations == 1
     assert res.info["scale"] == "2^-1001"
     assert res.w.tolist() == [2.0**-1001, 0.5]
+
+
+# =============================================================================================
+# reference.von_neumann: the certificate test comes first, in the working arithmetic
+# =============================================================================================
+
+
+def test_nvn_certificate_test_is_made_in_the_working_precision():
+    # G = [[1, c], [c, 1]], c = fl(-1/3), p_0 = (1/2, 1/2): ||p_0||_G^2 = (1 + c)/2 exactly.  At
+    # 30 digits, epsilon just above ||p_0||_G (relative 1e-20) makes p_0 an epsilon-certificate,
+    # and NVN tests ||p_k||_G <= epsilon before G p_k > 0 (docstring: "in order") -- though
+    # p_0 also separates.  In float64 that norm rounds up, above epsilon: the test must be made
+    # at the working precision.
+    import mpmath
+    from reference.arithmetic import arithmetic, g_norm
+    from reference.exact import rational
+
+    G = np.array([[1.0, -1 / 3], [-1 / 3, 1.0]])
+    Q = (1 + Fraction(-1 / 3)) / 2
+    ar = arithmetic(30)
+    with ar.context():
+        eps = mpmath.sqrt(mpmath.mpf(Q.numerator) / Q.denominator) * (1 + mpmath.mpf(10) ** -20)
+        assert rational(eps) ** 2 > Q  # exactly: p_0 is an epsilon-certificate
+        assert g_norm(G, np.array([0.5, 0.5])) > eps  # the float64 norm is above epsilon
+    res = ref.nvn(G, eps, precision=30)
+    assert res.status == ref.CERTIFICATE and res.iterations == 0
+    assert [float(v) for v in res.p] == [0.5, 0.5]
+    assert ref.nvn(G, float(eps)).status == ref.SEPARATOR  # float64: the norm is above epsilon
