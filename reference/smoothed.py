@@ -384,7 +384,9 @@ def _indistinguishable_from_zero(pb: _OuterProblem, q: np.ndarray) -> bool:
 
     q^T G q is computed with an error up to about n u (|G_ij| <= 1, q in the simplex), so below
     that ||q||_G cannot be told from 0 and delta_t = ||q_t||_G / gamma would ask SNKPVN for an
-    accuracy it can never certify (it would spin until the budget runs out).
+    accuracy it can never certify (it would spin until the budget runs out).  The guard is
+    ||q||_G^2 <= n eps (:attr:`~reference.arithmetic.Arithmetic.eps`, 2u in float64), as in
+    the fast engine.
     """
     n = pb.G.shape[0]
     return g_norm(pb.G, q, pb.ar) ** 2 <= pb.ar.scalar(n) * pb.ar.eps
@@ -435,8 +437,9 @@ def isnkpvn(
     q_0 = 1_n/n; for t = 0, 1, ...: delta_t = ||q_t||_G / gamma; q_{t+1} = SNKPVN(q_t, delta_t),
     returning at once if SNKPVN returns a separator alpha; if delta_t < epsilon, halt with the
     epsilon-certificate q_{t+1} (||q_{t+1}||_G < delta_t < epsilon).  Guard (erratum E-A7): if
-    ||q_t||_G = 0 -- in floating point: ||q_t||_G^2 <= n u, below what the arithmetic resolves --
-    q_t is returned as a certificate at once (it is still verified: ||q_t||_G < epsilon).
+    ||q_t||_G = 0 -- in floating point: ||q_t||_G^2 <= n eps (eps = 2^-52 = 2u in float64,
+    10^-dps in mpmath), below what the arithmetic resolves -- q_t is returned as a certificate
+    at once (it is still verified: ||q_t||_G < epsilon).
 
     Theorem 4: feasible and epsilon < rho_K: a separator after O(log(1/rho_K)/log gamma) outer
     loops of at most 2 sqrt(2n)/rho_K iterations each; otherwise an epsilon-certificate after
