@@ -238,6 +238,19 @@ def test_isnkpvn_zero_norm_guard_fires_at_equality():
         assert np.array_equal(r.p, q) and verify_exact(r, G) == ""
 
 
+def test_isnkpvn_halts_only_when_delta_t_is_below_epsilon():
+    """[RP14 Alg. 7] halt when delta_t < epsilon (strictly).  z = (1,0), (-1,0), (1,0), (1,0):
+    q_0 = 1/4, G q_0 = (1, -1, 1, 1)/2, ||q_0||_G^2 = 1/4, so delta_0 = (1/2)/2 = 1/4 exactly;
+    with epsilon = 1/4 the loop goes on after t = 0 (0 is in the hull: a certificate at the end)."""
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    G = Z @ Z.T
+    for engine in ("textbook", "fast"):
+        r = reference.isnkpvn(G, 2.0, 0.25, engine=engine)
+        deltas = [float(d) for d in r.info["deltas"]]
+        assert r.status == reference.CERTIFICATE and deltas[0] == 0.25, engine
+        assert r.info["T"] >= 2 and deltas[-1] < 0.25 and all(d >= 0.25 for d in deltas[:-1]), engine
+
+
 # =============================================================================================
 # the strict / non-strict certificate tests of the operator (dense G and G = Z Z^T)
 # =============================================================================================
@@ -285,15 +298,18 @@ def test_gram_verify_separator_both_kinds():
 # =============================================================================================
 
 
-def test_smoothed_traces_are_the_textbook_states():
-    X, y = _planted()
-    G = reference.gram(X, y)
+@pytest.mark.parametrize("G", [reference.gram(*_planted()), _infeasible()], ids=["separable", "infeasible"])
+def test_smoothed_traces_are_the_textbook_states(G):
     n = G.shape[0]
     q = np.full(n, 1.0 / n)
-    for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 1e-3), 2.0 * n)):
+    for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 1e-9), 2.0 * n)):
         fn = getattr(reference, name)
-        slow, fast = fn(*args, trace=True), fn(*args, trace=True, engine="fast")
+        slow, fast = fn(*args, trace=True, max_iter=8), fn(*args, trace=True, max_iter=8, engine="fast")
         assert len(fast.trace) == fast.iterations + 1 == len(slow.trace)
+        if n == 10:  # the infeasible instance runs to the budget: mu_k = mu_0 prod (1 - theta_j) = mu_0 * 2/((k+1)(k+2))
+            assert fast.iterations == 8
+            assert [s.theta for s in fast.trace] == [None] + [2.0 / (k + 2) for k in range(1, 9)]  # theta_{k-1} = 2/(k+2)
+            assert all(np.isclose(s.mu, mu0 * 2.0 / ((k + 1) * (k + 2)), rtol=1e-13) for k, s in enumerate(fast.trace))
         assert np.array_equal(fast.trace[0].alpha, np.full(n, 1.0 / n)) and fast.trace[0].mu == mu0  # alpha_0, mu_0
         for i, (a, b) in enumerate(zip(slow.trace, fast.trace)):
             assert b.k == a.k == i
@@ -467,3 +483,74 @@ def test_make_patterns_keeps_the_canonical_csr():
         assert np.array_equal(getattr(P, f), getattr(Q, f))
     assert P.indices.dtype == np.int64 and P.indptr.dtype == np.int64 and P.data.dtype == np.float64
     assert (P.rho, P.Delta) == (1.0, None)  # the defaults: rho = 1.0, the original space
+
+
+# =============================================================================================
+# the fast engine against the textbook: messages, budgets, rules, traces (more siblings)
+# =============================================================================================
+
+
+def test_messages_are_the_textbook_messages():
+    """The Result is the textbook's, messages included ("separator verified in float64",
+    "certificate verified in float64", "budget exhausted after k iterations")."""
+    X, y = _planted()
+    G, Gi = reference.gram(X, y), _infeasible()
+    runs = [("nkp", (G,), {}), ("snkp", (G,), {}), ("nvn", (G, 0.01), {}), ("nvn", (Gi, 0.1), {}), ("isnkpvn", (Gi, 2.0, 0.01), {}),
+            ("snkpvn", (Gi, np.full(10, 0.1), 0.1), {}), ("isnkpvn", (G,), {}), ("snkp", (Gi,), dict(max_iter=7))]  # fmt: skip
+    seen = set()
+    for name, args, kw in runs:
+        fn = getattr(reference, name)
+        slow, fast = fn(*args, **kw), fn(*args, engine="fast", **kw)
+        assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message), name
+        seen.add(fast.message)
+    assert {"separator verified in float64", "certificate verified in float64", "budget exhausted after 7 iterations"} <= seen
+
+
+def test_isnkpvn_every_budget_stops_where_the_textbook_stops():
+    """max_iter = 0..40 on an infeasible instance: each SNKPVN call gets the budget that remains
+    (max_iter - iterations), a call that exhausts it ends the run."""
+    G = _infeasible()
+    for max_iter in range(0, 41, 3):
+        slow = reference.isnkpvn(G, 2.0, 1e-6, max_iter=max_iter)
+        fast = reference.isnkpvn(G, 2.0, 1e-6, max_iter=max_iter, engine="fast")
+        assert (fast.status, fast.iterations, fast.info["T"]) == (slow.status, slow.iterations, slow.info["T"]), max_iter
+        assert fast.info["inner_iterations"] == list(slow.info["inner_iterations"]) and fast.iterations <= max_iter
+
+
+def test_nkp_trace_is_the_textbook_states():
+    X, y = _planted()
+    G = reference.gram(X, y)
+    slow, fast = reference.nkp(G, trace=True), reference.nkp(G, trace=True, engine="fast")
+    assert len(fast.trace) == fast.iterations + 1 == len(slow.trace) and fast.iterations >= 2
+    assert not fast.trace[0].alpha.any()  # [RP14 Alg. 3] alpha_0 := 0
+    assert np.array_equal(fast.trace[1].alpha, np.eye(12)[0])  # theta_0 = 1, j = argmin(0_n) = first index (E-A7)
+    for i, (a, b) in enumerate(zip(slow.trace, fast.trace)):
+        assert b.k == a.k == i and np.allclose(b.alpha, a.alpha, rtol=1e-12, atol=1e-15)
+    assert reference.nkp(G, engine="fast").trace is None
+
+
+@pytest.mark.parametrize("rho", [None, 1.0, 0.25])
+def test_perceptron_rules_and_normalization_follow_the_textbook(rho):
+    X, y = _planted(30, 3, 4)
+    for fn, kws in ((reference.perceptron, [dict(rule="cyclic"), dict(rule="most_violated")]),
+                    (reference.normalized_perceptron, [dict(normalize=True), dict(normalize=False)])):  # fmt: skip
+        got = []
+        for kw in kws:
+            slow, fast = fn(X, y, rho=rho, **kw), fn(X, y, rho=rho, engine="fast", **kw)
+            assert (fast.status, fast.iterations) == (slow.status, slow.iterations) and fast.status == reference.SEPARATOR, kw
+            assert np.allclose(fast.w, slow.w, rtol=1e-12, atol=1e-15) and fast.w.shape == (3 + (rho is not None),)
+            assert verify_exact(fast, X, y) == "" if rho is None else np.all(np.hstack([X, np.full((30, 1), rho)]) @ fast.w * y > 0)
+            got.append((fast.iterations, tuple(fast.w)))
+        assert got[0] != got[1], fn  # the two rules / normalizations take different steps here
+        assert fast.trace is None
+
+
+def test_patterns_float_path_stays_float():
+    P = make_patterns(XP, LP, rho=2.0, Delta=0.5)
+    a = np.arange(1.0, P.dim + 1.0)
+    for k in range(3):
+        assert not isinstance(P.dot(a, k), mpmath.mpf) and not isinstance(P._scalar(2.0, a), mpmath.mpf)
+        assert P.add(a, k).dtype == np.float64 and P._values(np.array([1.5]), a).dtype == np.float64
+    ao = a.astype(object)
+    assert isinstance(P._scalar(2.0, ao), mpmath.mpf) and P._scalar(mpmath.mpf(3), ao) == 3
+    assert all(isinstance(v, mpmath.mpf) for v in P._values(np.array([1.5, 2.0]), ao))
