@@ -222,3 +222,332 @@ def test_verify_margin_exact_refuses_a_non_square_K(K):
     for mm in (m, neg):
         with pytest.raises(ValueError, match=r"K must be the square Gram matrix the margin was computed from, got shape"):
             verify_margin_exact(mm, K)
+
+
+# -- the validators of reference.data: every message, in full ----------------------------------------
+# Each bad input -> the whole ValueError text (the argument, what is wrong, the fix).  Pinned in full
+# so that a message that loses its start, its end or its hint is caught.
+
+from reference.data import (  # noqa: E402
+    check_bool,
+    check_csr,
+    check_data,
+    check_gram,
+    check_int,
+    check_real,
+    check_simplex,
+    check_sparse_data,
+    drop_zero_rows,
+)
+
+
+def _bad_csr_indptr():
+    X = sp.csr_matrix(np.eye(3))
+    X.indptr = np.array([0, 2, 1, 3])  # starts at 0, ends at nnz = 3, but decreases
+    return X
+
+
+def _bad_csr_index():
+    X = sp.csr_matrix(np.eye(2))
+    X.indices = np.array([0, 2])
+    return X
+
+
+def _bad_coo_index():
+    C = sp.coo_matrix(np.eye(2))
+    C.col = np.array([0, 5])
+    return C
+
+
+def _mp_third():
+    with mpmath.workdps(30):
+        return np.array([[mpmath.mpf(1) / 3]], dtype=object)
+
+
+_CONSISTENT = (
+    "X is not a consistent CSR matrix (indptr must have length n + 1 = 4, start at 0, not decrease, and end at "
+    "nnz = len(indices) = len(data)); rebuild it with scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, d))"
+)
+_ZERO_ROW = (
+    "X has 1 zero rows (first: [1]): a zero point cannot be normalized and is never strictly separated; add a "
+    "bias by augmentation (rho=1.0), or drop them with reference.drop_zero_rows(X, y)"
+)
+
+DATA_ERRORS = [
+    (lambda: check_data(np.array([[True, 1.0]], dtype=object), [1]), "X must hold real numbers, found True (bool); convert it first"),
+    (lambda: check_data(np.array([["a"]]), [1]), "X must be a numeric array of real numbers, got strings (dtype <U1); pass a real (float) array"),
+    (lambda: check_data([[1.0]], ["a"]), "y must be a numeric array of real numbers, got strings (dtype <U1); map the labels to +1/-1 integers"),
+    (lambda: check_data([[1.0]], np.array([1 + 2j])), "y must be a numeric array of real numbers, got complex numbers (dtype complex128); map the labels to +1/-1 integers"),
+    (lambda: check_data(np.ones(3), [1]), "X must be a 2-D array of shape (n_points, n_features), got ndim=1; reshape a single feature with X.reshape(-1, 1)"),
+    (lambda: check_data(np.ones((0, 2)), []), "X is empty (shape (0, 2)); pass at least one point with one feature"),
+    (lambda: check_data(np.ones((2, 0)), [1, 1]), "X is empty (shape (2, 0)); pass at least one point with one feature"),
+    (lambda: check_data([[np.nan]], [1]), "X contains NaN or inf; remove or impute those entries"),
+    (lambda: check_data([[1.0], [2.0]], np.ones((2, 1))), "y must be a 1-D array of labels, got shape (2, 1); use y.ravel()"),
+    (lambda: check_data([[1.0], [2.0]], [1, 1, 1]), "X has 2 rows but y has 3 labels; pass one label per row of X"),
+    (lambda: check_data([[1.0], [2.0]], [1, 0]), "y must contain only +1 and -1, found [0.0]; map your classes to +1/-1"),
+    (lambda: check_data([[1.0]], [2]), "y must contain only +1 and -1, found [2.0]; map your classes to +1/-1"),
+    (lambda: check_data([[1.0], [0.0]], [1, -1]), _ZERO_ROW),
+    (lambda: check_sparse_data(sp.csr_matrix(np.array([[1.0], [0.0]])), [1, -1]), _ZERO_ROW),
+    (lambda: check_data(sp.csr_matrix((10**5, 10**4 + 1)), np.ones(10**5)),
+     "X is sparse of shape (100000, 10001): a dense copy (1e+09 entries) is too large; pass n_features= no larger "
+     "than the data need, or use pfm / pdm / pdm_succ, which keep X sparse"),
+    (lambda: check_csr(np.eye(2)), "X must be a scipy.sparse matrix here, got ndarray"),
+    (lambda: check_csr(np.eye(2), name="Z"), "Z must be a scipy.sparse matrix here, got ndarray"),
+    (lambda: check_csr(sp.coo_array(np.ones(3))), "X must be 2-D of shape (n_points, n_features), got shape (3,)"),
+    (lambda: check_csr(sp.csr_matrix((0, 3))), "X is empty (shape (0, 3)); pass at least one point with one feature"),
+    (lambda: check_csr(sp.csr_matrix(np.array([[1j]]))), "X must hold real numbers, got dtype complex128; pass the real part explicitly"),
+    (lambda: check_csr(_bad_csr_indptr()), _CONSISTENT),
+    (lambda: check_csr(_bad_csr_index()), "X has a column index out of range [0, 2) (found 0..2); indices are 0-based and must be < the number of features"),
+    (lambda: check_csr(_bad_coo_index()), "X has a row or column index out of range for shape (2, 2)"),
+    (lambda: check_csr(sp.csr_matrix(np.array([[np.inf]]))), "X contains NaN or inf; remove or impute those entries"),
+    (lambda: check_csr(sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])), shape=(1, 1))),
+     "X contains NaN or inf; remove or impute those entries (duplicates overflowed)"),
+    (lambda: check_sparse_data(_mp_third(), [1]), "X holds mpf entries that are not float64 numbers; the patterns are stored in float64 -- round X first"),
+    (lambda: check_gram(np.ones((2, 3))), "G must be a square matrix, got shape (2, 3); build it with reference.gram(X, y)"),
+    (lambda: check_gram(np.zeros((0, 0))), "G is empty; pass the Gram matrix of at least one point"),
+    (lambda: check_gram(np.array([[1.0, np.nan], [np.nan, 1.0]])), "G contains NaN or inf; check the kernel and the data"),
+    (lambda: check_gram(np.array([[1.0, 0.5], [0.0, 1.0]])), "G is not symmetric; a Gram matrix satisfies G == G.T"),
+    (lambda: check_gram(np.array([[2.0, 0.0], [0.0, 1.0]])),
+     "G must have unit diagonal (the normalized signed Gram matrix of RP14 Sec. 3); build it with reference.gram(X, y, kernel=...)"),
+    (lambda: check_gram(np.array([[1.0, 0.0], [0.0, -1.0]]), unit_diagonal=False),
+     "G is not positive semidefinite (G_11 = -1.000e+00 < 0); use a positive-definite kernel"),
+    (lambda: check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]), psd=True),
+     "G is not positive semidefinite (smallest eigenvalue -1.000e+00); use a positive-definite kernel"),
+    (lambda: check_gram(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, -2.0], [0.0, -2.0, 1.0]]), name="K"),
+     "K is not positive semidefinite: the 2 x 2 submatrix of rows 1, 2 has eigenvalue -1.000e+00 (|K_ij| > "
+     "sqrt(K_ii K_jj), Cauchy-Schwarz fails); use a positive-definite kernel"),
+    (lambda: drop_zero_rows(np.zeros((2, 2)), [1, -1]), "every row of X is zero; nothing is left to separate"),
+    (lambda: drop_zero_rows(sp.csr_matrix((2, 2)), [1, -1]), "every row of X is zero; nothing is left to separate"),
+    (lambda: check_simplex(np.array([0.5, 0.5]), 3), "q must be a vector of length 3 (one entry per point), got shape (2,)"),
+    (lambda: check_simplex(np.array([0.5, 0.6]), 2, name="p"), "p must lie in the simplex (entries >= 0 summing to 1); e.g. np.full(n, 1/n)"),
+    (lambda: check_simplex(np.array([1.5, -0.5]), 2), "q must lie in the simplex (entries >= 0 summing to 1); e.g. np.full(n, 1/n)"),
+    (lambda: check_real("rho", 0, low=0, hint="pass e.g. rho=1.0"), "rho must lie in (0, inf), got 0; pass e.g. rho=1.0"),
+    (lambda: check_real("t", 2, low=0, high=1, low_open=False, high_open=True), "t must lie in [0, 1), got 2"),
+    (lambda: check_real("t", -1, low=0, high=1, low_open=False), "t must lie in [0, 1], got -1"),
+    (lambda: check_real("t", 2, high=1), "t must lie in (-inf, 1], got 2"),
+    (lambda: check_real("t", 1, high=1, high_open=True), "t must lie in (-inf, 1), got 1"),
+    (lambda: check_real("t", float("inf")), "t must be finite, got inf"),
+    (lambda: check_real("t", "a"), "t must be a real number, got 'a'"),
+    (lambda: check_real("t", True), "t must be a real number, got True"),
+    (lambda: check_int("n", 0, low=1), "n must be an integer >= 1, got 0"),
+    (lambda: check_int("n", 2.0), "n must be an integer >= 0, got 2.0"),
+    (lambda: check_int("n", True), "n must be an integer >= 0, got True"),
+    (lambda: check_bool("flag", 1), "flag must be True or False, got 1"),
+]
+
+
+@pytest.mark.parametrize("call, message", DATA_ERRORS)
+def test_data_validators_say_what_and_how_to_fix_in_full(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: check_real("rho", 0, low=0, low_open=False), 0),
+        (lambda: check_real("rho", 1, high=1), 1),
+        (lambda: check_real("rho", mpmath.mpf("0.5"), low=0, high=1, high_open=True), mpmath.mpf("0.5")),
+        (lambda: check_real("rho", -1e-300, high=0), -1e-300),
+        (lambda: check_int("n", 1, low=1), 1),
+        (lambda: check_int("n", np.int64(3)), 3),
+        (lambda: check_bool("flag", np.bool_(False)), False),
+    ],
+)
+def test_data_validators_accept_the_boundary(call, expected):
+    """Closed bounds include their end point; the value comes back (check_int / check_bool as int / bool)."""
+    got = call()
+    assert got == expected and type(got) is type(expected)
+
+
+def test_check_pairs_names_the_rows_in_a_later_block():
+    """The pairwise test runs in blocks of 512 rows: a bad pair in the second block is named by its own rows."""
+    G = np.eye(600)
+    G[550, 551] = G[551, 550] = -2.0
+    with pytest.raises(ValueError) as err:
+        check_gram(G)
+    assert str(err.value) == (
+        "G is not positive semidefinite: the 2 x 2 submatrix of rows 550, 551 has eigenvalue -1.000e+00 "
+        "(|G_ij| > sqrt(G_ii G_jj), Cauchy-Schwarz fails); use a positive-definite kernel"
+    )
+
+
+FILE_ERRORS = [  # (file name, content, kwargs, message with {p} for the path)
+    ("a.txt", "+1 1:1 \u00e9\n", {}, "{p}:1: not LIBSVM format (non-ASCII characters)"),
+    ("b.txt", "+1 1:1\n-1 a:1\n", {}, "{p}:2: not LIBSVM format (feature index 'a' is not a positive integer)"),
+    ("c.txt", "+1 0:1\n", {}, "{p}:1: not LIBSVM format (feature indices are 1-based)"),
+    ("d.txt", "+1 2:1 2:3\n", {}, "{p}:1: not LIBSVM format (feature index 2 appears twice)"),
+    ("e.txt", "# header\n\n+1 1:x\n", {}, "{p}:3: not LIBSVM format (could not convert string to float: 'x')"),
+    ("f.txt", "+1 1:2:3\n", {}, "{p}:1: not LIBSVM format (could not convert string to float: '2:3')"),
+    ("g.txt", "# only a comment\n\n", {}, "data file '{p}' has no data lines"),
+    ("h.txt", "+1 3:1\n-1 1:2\n", {"n_features": 2}, "n_features=2 but the file uses feature index 3; raise n_features"),
+    ("i.txt", "1 1:1\n0 1:2\n", {}, "{p}: labels must be +1/-1, found [0.0, 1.0]; relabel the file"),
+    ("l.txt", "+1 1:1\n", {"n_features": 0}, "n_features must be an integer >= 1, got 0"),
+]
+
+
+@pytest.mark.parametrize("name, content, kwargs, message", FILE_ERRORS)
+def test_load_libsvm_errors_in_full(tmp_path, name, content, kwargs, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(path, **kwargs)
+    assert str(err.value) == message.format(p=path)
+
+
+def test_data_paths_and_archives_errors_in_full(tmp_path):
+    cases = [
+        (lambda: reference.load_libsvm(3), "path must be a str or pathlib.Path of a LIBSVM file, got int"),
+        (lambda: reference.load_npz(3.0), "path must be a str or pathlib.Path of an .npz file, got float"),
+        (lambda: reference.load_libsvm(tmp_path), f"data file '{tmp_path}' is a directory; pass the path of a LIBSVM file"),
+        (lambda: reference.load_npz(tmp_path), f"data file '{tmp_path}' is a directory; pass the path of an .npz file"),
+        (lambda: reference.load_libsvm(str(tmp_path / "no.txt")), f"data file '{tmp_path / 'no.txt'}' does not exist; pass the path of a LIBSVM file"),
+        (lambda: reference.load_npz(tmp_path / "no.npz"), f"data file '{tmp_path / 'no.npz'}' does not exist"),
+    ]
+    np.savez(tmp_path / "x_only.npz", X=np.eye(2))
+    cases.append((lambda: reference.load_npz(tmp_path / "x_only.npz"), f"{tmp_path / 'x_only.npz'}: an .npz data file must hold arrays named 'X' and 'y'"))
+    for call, message in cases:
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == message
+    bad_gz = tmp_path / "f.gz"
+    bad_gz.write_bytes(b"not gzip")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(bad_gz)
+    assert re.fullmatch(re.escape(f"{bad_gz}: cannot be read as a LIBSVM text file near line 1 (BadGzipFile: ") + r".+\)", str(err.value))
+    garbage = tmp_path / "n.npz"
+    garbage.write_text("garbage")
+    with pytest.raises(ValueError) as err:
+        reference.load_npz(garbage)
+    assert re.fullmatch(re.escape(f"{garbage}: not a readable .npz archive (") + r".+\)", str(err.value), flags=re.S)
+
+
+def test_load_libsvm_reads_a_small_file_exactly(tmp_path):
+    """Comments, blank lines, unsorted indices, '+1' / '-1' / '1.0' labels; n_features widens."""
+    path = tmp_path / "s.txt"
+    path.write_text("# two points\n+1 3:2.5 1:-1 # tail\n\n-1 2:4\n1.0 1:0.5\n", encoding="utf-8")
+    X, y = reference.load_libsvm(path)
+    np.testing.assert_array_equal(X.toarray(), [[-1.0, 0.0, 2.5], [0.0, 4.0, 0.0], [0.5, 0.0, 0.0]])
+    np.testing.assert_array_equal(y, [1, -1, 1])
+    assert y.dtype == np.int64 and X.indices.dtype == np.int64 and X.indptr.dtype == np.int64
+    X3, _ = reference.load_libsvm(path, n_features=3)  # exactly the largest index: accepted
+    np.testing.assert_array_equal(X3.toarray(), X.toarray())
+    labels_only = tmp_path / "l.txt"
+    labels_only.write_text("+1\n-1\n", encoding="utf-8")
+    X0, y0 = reference.load_libsvm(labels_only)  # no features at all: an (n, 0) matrix, refused later by check_data
+    assert X0.shape == (2, 0) and y0.tolist() == [1, -1]
+    X5, _ = reference.load_libsvm(path, n_features=5)
+    assert X5.shape == (3, 5)
+    np.testing.assert_array_equal(X5.toarray()[:, :3], X.toarray())
+
+
+def test_check_simplex_returns_float64_or_the_mpf_array_itself():
+    q = check_simplex([0.25, 0.75], 2)
+    assert isinstance(q, np.ndarray) and q.dtype == np.float64 and q.tolist() == [0.25, 0.75]
+    q32 = np.array([0.5, 0.5], dtype=np.float32)
+    assert check_simplex(q32, 2).dtype == np.float64
+    qm = np.array([mpmath.mpf(1) / 4, mpmath.mpf(3) / 4], dtype=object)
+    assert check_simplex(qm, 2) is qm  # mpf entries kept, not rounded
+
+
+def test_check_sparse_data_keeps_a_huge_sparse_matrix_sparse():
+    """10^5 x 10^5 with 3 entries: far beyond the dense limit (MAX_DENSE_ENTRIES), fine in CSR."""
+    n = 10**5
+    X = sp.csr_matrix((np.array([1.0, -2.0, 3.0]), (np.array([0, 7, n - 1]), np.array([5, 0, n - 1]))), shape=(n, n))
+    y = np.ones(n)
+    C, yv = check_sparse_data(X, y, nonzero=False)
+    assert sp.issparse(C) and C.shape == (n, n) and C.nnz == 3
+    assert C[7, 0] == -2.0 and C[n - 1, n - 1] == 3.0 and yv.dtype == np.int64
+    Xd, yd, kept = drop_zero_rows(X, y)
+    assert sp.issparse(Xd) and kept.tolist() == [0, 7, n - 1] and Xd.shape == (3, n)
+
+
+# -- reference.gram -------------------------------------------------------------------------------
+
+
+class _NegKernel:
+    def __call__(self, A, B):
+        return -(A @ B.T)
+
+    def __repr__(self):
+        return "NegKernel()"
+
+
+class _DiagDisagrees:
+    def __call__(self, A, B):
+        return A @ B.T if A.shape[0] == 1 else -(A @ B.T)
+
+    def __repr__(self):
+        return "DiagDisagrees()"
+
+
+_X2, _Y2 = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1, -1])
+_OVER = "overflowed float64 (non-finite entries; the largest |X_ij| is 1e+200): rescale X (e.g. X / np.abs(X).max()), change the kernel parameters, or pass precision=50"
+
+GRAM_ERRORS = [
+    (lambda: reference.gram(_X2, _Y2, kernel="rbf"), "kernel must be one of ('linear', 'polynomial', 'gaussian') or a callable K(A, B), got 'rbf'"),
+    (lambda: reference.gram(_X2, _Y2, kernel=_NegKernel(), degree=2), "parameters ['degree'] are only for the built-in kernels; bind them into your callable"),
+    (lambda: reference.gram(_X2, _Y2, kernel=lambda A, B: np.ones((3, 3))), "kernel callable returned shape (3, 3), expected (1, 1)"),
+    (lambda: reference.gram(_X2, _Y2, sigma=1), "unknown parameter(s) ['sigma'] for kernel 'linear'; allowed: none"),
+    (lambda: reference.gram(_X2, _Y2, kernel="polynomial", sigma=1), "unknown parameter(s) ['sigma'] for kernel 'polynomial'; allowed: ['c', 'degree']"),
+    (lambda: reference.gram(_X2, _Y2, kernel="gaussian", degree=2), "unknown parameter(s) ['degree'] for kernel 'gaussian'; allowed: ['sigma']"),
+    (lambda: reference.gram(_X2, _Y2, kernel="polynomial", degree=0), "degree must be a positive integer, got 0"),
+    (lambda: reference.gram(_X2, _Y2, kernel="polynomial", degree=True), "degree must be a positive integer, got True"),
+    (lambda: reference.gram(_X2, _Y2, kernel="polynomial", degree=2.0), "degree must be a positive integer, got 2.0"),
+    (lambda: reference.gram(_X2, _Y2, kernel="polynomial", c=-1), "c must lie in [0, inf), got -1"),
+    (lambda: reference.gram(_X2, _Y2, kernel="gaussian", sigma=0), "sigma must lie in (0, inf), got 0"),
+    (lambda: reference.gram(_X2, _Y2, kernel="gaussian", sigma=1e-300),
+     "sigma=1e-300: 2 sigma^2 = 0.0 under- or overflows float64; pass a sigma between 1e-150 and 1e150 (or precision=50)"),
+    (lambda: reference.gram(_X2, _Y2, kernel="gaussian", sigma=1e300),
+     "sigma=1e+300: 2 sigma^2 = inf under- or overflows float64; pass a sigma between 1e-150 and 1e150 (or precision=50)"),
+    (lambda: reference.gram([[0.0, 0.0], [1.0, 0.0]], _Y2),
+     "X has 1 zero rows (first: [0]): a zero point cannot be normalized and is never strictly separated; add a "
+     "bias by augmentation (rho=1.0), or drop them with reference.drop_zero_rows(X, y)"),
+    (lambda: reference.gram(_X2, _Y2, kernel=_NegKernel()),
+     "K(x_i, x_i) <= 0 for 2 point(s) (first: i = [0, 1]), points with K(x, x) <= 0 under kernel NegKernel(): G divides by "
+     "sqrt(K(x_i, x_i)); add a bias by augmentation (rho=1.0) or drop those points"),
+    (lambda: reference.gram(_X2, _Y2, kernel=_DiagDisagrees()), "K(x_i, x_i) <= 0 on the diagonal of the kernel matrix; check the kernel callable"),
+    (lambda: reference.signed_gram([[1e200]], [1]), "signed_gram " + _OVER),
+    (lambda: reference.gram([[1e200, 1e200]], [1], kernel="polynomial", degree=2), "the kernel matrix " + _OVER),
+    (lambda: reference.gram(_X2, _Y2, rho=0), "rho must lie in (0, inf), got 0; the augmentation (bias) coordinate, e.g. rho=1.0; or rho=None"),
+    (lambda: reference.signed_gram(_X2, _Y2, rho=-1), "rho must lie in (0, inf), got -1; the augmentation (bias) coordinate, e.g. rho=1.0; or rho=None"),
+]
+
+
+@pytest.mark.parametrize("call, message", GRAM_ERRORS)
+def test_gram_errors_in_full(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+def test_gram_with_rho_keeps_a_zero_point():
+    """rho augments before the zero-row test: x_0 = 0 becomes (0, 0, 1).  G_01 = y_0 y_1 (1) / (1 sqrt(2))."""
+    G = reference.gram([[0.0, 0.0], [1.0, 0.0]], _Y2, rho=1.0)
+    assert G[0, 0] == G[1, 1] == 1.0
+    assert abs(G[0, 1] + 2**-0.5) <= 2**-53 and G[0, 1] == G[1, 0]
+    S = reference.signed_gram([[0.0, 0.0], [1.0, 0.0]], _Y2, rho=1.0)
+    np.testing.assert_array_equal(S, [[1.0, -1.0], [-1.0, 2.0]])
+
+
+def test_gaussian_kernel_closed_form_small_sigma():
+    """|a - b|^2 = 1, sigma = 1/2: K = exp(-1 / (2 / 4)) = exp(-2); sigma below 1 is allowed."""
+    K = reference.kernel_matrix(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [0.0, 1.0]]), "gaussian", sigma=0.5)
+    assert K.shape == (3, 2)
+    np.testing.assert_allclose(K, [[1.0, np.exp(-1 / 0.5)], [np.exp(-1 / 0.5), np.exp(-2 / 0.5)], [1.0, np.exp(-1 / 0.5)]], rtol=4e-16, atol=0)
+
+
+def test_gram_in_precision_mode_and_polynomial_degree_one():
+    """precision=30: mpf entries, G_01 = -1/sqrt(2) to 30 digits; polynomial degree 1, c = 0 is the linear kernel."""
+    X = np.array([[1.0, 0.0], [1.0, 1.0]])
+    G = reference.gram(X, _Y2, precision=30)
+    assert G.dtype == object and isinstance(G[0, 1], mpmath.mpf)
+    with mpmath.workdps(30):
+        assert abs(G[0, 1] + 1 / mpmath.sqrt(2)) < mpmath.mpf(10) ** -29
+    S = reference.signed_gram(X, _Y2, precision=30)
+    assert [[int(v) for v in row] for row in S] == [[1, -1], [-1, 2]]
+    P1 = reference.gram(X, _Y2, kernel="polynomial", degree=1, c=0.0)
+    np.testing.assert_array_equal(P1, reference.gram(X, _Y2))
+    P2 = reference.signed_gram(X, _Y2, kernel="polynomial", degree=3, c=1.0)  # (a.b + 1)^3
+    np.testing.assert_array_equal(P2, [[8.0, -8.0], [-8.0, 27.0]])
