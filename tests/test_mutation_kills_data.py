@@ -551,3 +551,100 @@ def test_gram_in_precision_mode_and_polynomial_degree_one():
     np.testing.assert_array_equal(P1, reference.gram(X, _Y2))
     P2 = reference.signed_gram(X, _Y2, kernel="polynomial", degree=3, c=1.0)  # (a.b + 1)^3
     np.testing.assert_array_equal(P2, [[8.0, -8.0], [-8.0, 27.0]])
+
+
+# -- reference.data_margin ------------------------------------------------------------------------
+
+
+_DMX, _DMY = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1, -1])
+_SCALE_FIX = "rescale X, rho and Delta by one factor c (the margin scales by c)"
+
+DATA_MARGIN_ERRORS = [
+    (lambda: DM.margin_from_data(_DMX, _DMY, normalize=1), "normalize must be True or False, got 1"),
+    (lambda: DM.margin_from_data(_DMX, _DMY, normalize=True, Delta=1.0),
+     "normalize=True (RP14's rho_2) has no extended space; pass Delta=None, or normalize=False for PT11's gamma_d"),
+    (lambda: DM.margin_from_data(_DMX, _DMY, rho=0), "rho must lie in (0, inf), got 0; pass e.g. rho=1.0, or rho=None for no augmentation"),
+    (lambda: DM.margin_from_data(_DMX, _DMY, Delta=-1), "Delta must lie in (0, inf), got -1; pass e.g. Delta=1.0, or Delta=None for the original space"),
+    (lambda: DM.margin_from_data(_DMX * 1e80, _DMY),
+     "X has an entry of size 2e+80: its square overflows float64 here (entries up to 2^250 ~ 1.8e75); " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX, _DMY, rho=1e80), "rho=1e+80: rho^2 overflows float64 here (rho up to 2^250 ~ 1.8e75); " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX, _DMY, Delta=1e80), "Delta=1e+80: Delta^2 overflows float64 here (Delta up to 2^250 ~ 1.8e75); " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX, _DMY, Delta=1e-80),
+     "Delta=1e-80 is too small beside the largest entry 2 of X and rho: Delta^-2 Z^T Z overflows float64 here "
+     "(Delta >= 1.11e-75); pass a larger Delta, or " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX * 1e70, _DMY, Delta=1e-5),
+     "Delta=1e-05 is too small beside the largest entry 2e+70 of X and rho: Delta^-2 Z^T Z overflows float64 here "
+     "(Delta >= 1.11e-05); pass a larger Delta, or " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX, _DMY, rho=1e-70, Delta=1e-80),
+     "Delta=1e-80 is too small beside the largest entry 2 of X and rho: Delta^-2 Z^T Z overflows float64 here "
+     "(Delta >= 1.11e-75); pass a larger Delta, or " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX, _DMY, rho=1e70, Delta=1e-6),  # rho is the largest entry
+     "Delta=1e-06 is too small beside the largest entry 1e+70 of X and rho: Delta^-2 Z^T Z overflows float64 here "
+     "(Delta >= 5.53e-06); pass a larger Delta, or " + _SCALE_FIX),
+    (lambda: DM.margin_from_data(_DMX * 1e-10, _DMY, Delta=1e-80),  # tiny data: the floor 2^-250 applies
+     "Delta=1e-80 is too small beside the largest entry 2e-10 of X and rho: Delta^-2 Z^T Z overflows float64 here "
+     "(Delta >= 5.53e-76); pass a larger Delta, or " + _SCALE_FIX),
+    (lambda: DM.margin_from_data([[0.0, 0.0], [1.0, 0.0]], _DMY, normalize=True),
+     "X has 1 zero rows (first: [0]): a zero point cannot be normalized and is never strictly separated; add a "
+     "bias by augmentation (rho=1.0), or drop them with reference.drop_zero_rows(X, y)"),
+    (lambda: DM.certified_lower(DM.make_patterns(_DMX, _DMY, rho=1.0), np.ones(2)),
+     "u must be a finite vector of length 3 (the pattern space), got shape (2,)"),
+    (lambda: DM.certified_lower(DM.make_patterns(_DMX, _DMY, rho=1.0), np.array([np.inf, 1.0, 1.0])),
+     "u must be a finite vector of length 3 (the pattern space), got shape (3,)"),
+    (lambda: DM.certified_upper(DM.make_patterns(_DMX, _DMY, rho=1.0), np.zeros(2)), "beta must be a finite nonnegative nonzero vector of length 2"),
+    (lambda: DM.certified_upper(DM.make_patterns(_DMX, _DMY, rho=1.0), np.array([-1.0, 2.0])), "beta must be a finite nonnegative nonzero vector of length 2"),
+    (lambda: DM.certified_upper(DM.make_patterns(_DMX, _DMY, rho=1.0), np.array([np.nan, 2.0])), "beta must be a finite nonnegative nonzero vector of length 2"),
+    (lambda: DM.certified_upper(DM.make_patterns(_DMX, _DMY, rho=1.0), np.ones(3)), "beta must be a finite nonnegative nonzero vector of length 2"),
+]
+
+
+@pytest.mark.parametrize("call, message", DATA_MARGIN_ERRORS)
+def test_data_margin_errors_in_full(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"rho": 1.0}, {"Delta": 1.0}, {"normalize": True}])
+def test_data_margin_records_its_time_and_size(kwargs):
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]) if "normalize" not in kwargs else np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
+    y = np.array([1, 1, -1]) if "rho" in kwargs or "Delta" in kwargs else np.array([1, 1, 1])
+    if not kwargs:
+        X = X[:2]
+        y = y[:2]
+    m = DM.margin_from_data(X, y, **kwargs)
+    assert isinstance(m.seconds, float) and 0 <= m.seconds < 60
+    assert m.m == X.shape[0] and m.d == 2 and m.nnz == np.count_nonzero(X)
+    d = m.as_dict()
+    assert d["seconds"] == m.seconds and d["nnz"] == m.nnz and d["m"] == m.m and d["normalize"] is bool(kwargs.get("normalize", False))
+    assert m.lower <= m.value <= m.upper
+
+
+def test_polish_repairs_a_stalled_wolfe_with_normalized_points(monkeypatch):
+    """A float Wolfe that stalls near the optimum (simulated) leaves a wide interval; the mpmath polish must
+    close it, with the normalized bounds (RP14's rho_2): points of norm ~0.01, y_k = z_k / ||z_k||,
+    margin = z_12 / ||z_1|| (the two points are mirror images), evaluated at 50 digits."""
+    monkeypatch.setattr(DM, "_wolfe_primal", lambda Yn: (np.array([0.501, 0.499]), 1, False))
+    X = np.array([[0.01, 1e-3], [0.02, -2e-3]])  # z_2 = -2 z_1 mirrored: norms differ, directions mirror
+    y = np.array([1, -1])
+    m = DM.margin_from_data(X, y, normalize=True)
+    with mpmath.workdps(50):
+        true = mpmath.mpf(1e-3) / mpmath.sqrt(mpmath.mpf(0.01) ** 2 + mpmath.mpf(1e-3) ** 2)
+    assert m.separable is True and "polished at 40 digits" in m.method
+    assert m.lower <= true <= m.upper
+    assert m.upper - m.lower <= 1e-12 * true
+
+
+def test_data_margin_accepts_the_scale_limit_itself():
+    """|X|, rho, Delta = 2^250 exactly are allowed (the limit is inclusive).  One point: gamma = ||y_1||."""
+    top = 2.0**250
+    m = DM.margin_from_data(np.array([[top]]), np.array([1]))
+    assert m.separable is True and m.lower <= top <= m.upper
+    m = DM.margin_from_data(np.array([[1.0]]), np.array([1]), rho=top, Delta=top)  # y_1 = (1, 2^250, 2^250)
+    with mpmath.workdps(60):
+        true = mpmath.sqrt(1 + 2 * mpmath.mpf(2) ** 500)
+    assert m.separable is True and m.lower <= true <= m.upper
+    m = DM.margin_from_data(np.array([[1.0]]), np.array([1]), Delta=2.0**-250)  # Delta at its lower limit
+    with mpmath.workdps(200):
+        true = mpmath.sqrt(1 + mpmath.mpf(2) ** -500)
+    assert m.separable is True and m.lower <= true <= m.upper
