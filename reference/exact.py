@@ -68,7 +68,10 @@ def rational(v) -> Fraction:
         return Fraction(int(v))
     if isinstance(v, (int, np.integer)):
         return Fraction(int(v))
-    f = float(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{v!r} is not a number; pass a float, an int or an mpmath.mpf") from None
     if f != f or f in (float("inf"), float("-inf")):
         raise ValueError(f"{v!r} is not a finite number")
     return Fraction(f)

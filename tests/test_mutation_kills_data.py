@@ -648,3 +648,194 @@ def test_data_margin_accepts_the_scale_limit_itself():
     with mpmath.workdps(200):
         true = mpmath.sqrt(1 + mpmath.mpf(2) ** -500)
     assert m.separable is True and m.lower <= true <= m.upper
+
+
+# -- reference.arithmetic (closed forms) -------------------------------------------------------------
+
+from reference.arithmetic import (  # noqa: E402
+    arithmetic,
+    log_mean_exp,
+    pow2_exponent,
+    project_simplex,
+    rescale_pow2,
+    softmax,
+)
+
+
+@pytest.mark.parametrize("dps", [None, 30])
+def test_log_mean_exp_closed_forms(dps):
+    """mu log((1/n) sum exp(-v_i/mu)): v constant c -> -c; v = (0, mu log 3) -> mu log(2/3)."""
+    ar = Arithmetic(dps)
+    with ar.context():
+        assert log_mean_exp(ar.array([2.0, 2.0, 2.0, 2.0]), ar.scalar(0.5), ar) == -2
+        mu = ar.scalar(0.25)
+        v = ar.array([0.0, 0.0])
+        v[1] = mu * ar.log(ar.scalar(3))  # exp(-v_1/mu) = 1/3
+        got = log_mean_exp(v, mu, ar)
+        want = mu * ar.log(ar.scalar(2) / 3)  # (1 + 1/3) / 2 = 2/3
+        assert abs(got - want) <= (1e-15 if dps is None else mpmath.mpf(10) ** -28)
+
+
+@pytest.mark.parametrize("dps", [None, 30])
+def test_softmax_and_project_simplex_closed_forms(dps):
+    ar = Arithmetic(dps)
+    with ar.context():
+        p = softmax(ar.array([0.0, 0.0, 0.0, 0.0]), ar)
+        assert all(x == ar.scalar(0.25) for x in p)
+        v = ar.array([0.5, 0.2, -1.0])  # tau = (0.5 + 0.2 - 1) / 2 = -0.15: (0.65, 0.35, 0)
+        q = project_simplex(v, ar)
+        assert q.dtype == v.dtype and q.shape == (3,)
+        assert abs(q[0] - ar.scalar(0.65)) <= 1e-15 and abs(q[1] - ar.scalar(0.35)) <= 1e-15 and q[2] == 0
+        w = ar.array([3.0, 0.0])  # far outside: the vertex e_0
+        assert [float(x) for x in project_simplex(w, ar)] == [1.0, 0.0]
+
+
+def test_project_simplex_keeps_the_dtype():
+    """float32 in, float32 out (the list comprehension must not widen or narrow the type)."""
+    v = np.array([1.0, 0.25, -1.0], dtype=np.float32)  # tau = (1.25 - 1) / 2: (0.875, 0.125, 0)
+    q = project_simplex(v, Arithmetic(None))
+    assert q.dtype == np.float32 and q.tolist() == [0.875, 0.125, 0.0]
+
+
+def test_rescale_pow2_and_pow2_exponent():
+    """1e300 = m 2^997 with 1/2 <= m < 1 (2^996 < 1e300 < 2^997): scaled exactly into [1/2, 1)."""
+    assert pow2_exponent(np.array([1e300, -3.0])) == 997 and pow2_exponent(np.zeros(3)) == 0 and pow2_exponent(np.array([])) == 0
+    assert pow2_exponent(np.array([0.75])) == 0 and pow2_exponent(np.array([1.0])) == 1
+    A = np.array([[1e300, -2.0], [0.0, 3.0]])
+    S, e = rescale_pow2(A)
+    assert e == 997 and 0.5 <= np.max(np.abs(S)) < 1
+    np.testing.assert_array_equal(np.ldexp(S, e), A)  # exact
+    tiny = np.array([2.0**-100, 2.0**-101])
+    S, e = rescale_pow2(tiny)
+    assert e == -99 and S.tolist() == [0.5, 0.25]
+    ordinary = np.array([1e10, 1.0])
+    S, e = rescale_pow2(ordinary)
+    assert e == 0 and S is ordinary
+    S, e = rescale_pow2(np.array([2.0**63]))  # e = 64: outside [-64, 64)
+    assert e == 64 and S.tolist() == [0.5]
+    S, e = rescale_pow2(np.array([2.0**-65]))  # e = -64: inside
+    assert e == 0
+    M = np.array([mpmath.mpf(10) ** 400], dtype=object)
+    S, e = rescale_pow2(M)
+    assert S is M and e == 0  # mpmath: no overflow, left alone
+
+
+@pytest.mark.parametrize("bad", [5, 15, 1001, True, 20.0, "30"])
+def test_arithmetic_precision_errors_in_full(bad):
+    with pytest.raises(ValueError) as err:
+        arithmetic(bad)
+    assert str(err.value) == (
+        "precision must be None (float64) or an integer number of decimal digits from 16 (float64 carries about 16) "
+        f"to 1000, got {bad!r}; pass e.g. precision=50"
+    )
+
+
+@pytest.mark.parametrize("good", [16, 1000, np.int64(50)])
+def test_arithmetic_precision_bounds_are_inclusive(good):
+    ar = arithmetic(good)
+    assert ar.dps == int(good) and type(ar.dps) is int and ar.label == f"mpmath, {int(good)} decimal digits"
+    assert arithmetic(None).label == "float64" and arithmetic(None).eps == 2.0**-52 and arithmetic(None).u == 2.0**-53
+
+
+# -- reference.exact: every message, closed-form claims ------------------------------------------------
+
+from reference.exact import exact_matvec, exact_quadratic_form, exact_rank, rational, verify_exact  # noqa: E402
+from reference.result import Result  # noqa: E402
+
+_G = np.array([[1.0, -0.5], [-0.5, 1.0]])  # p = (1/2, 1/2): p^T G p = 1/4 exactly
+_ALGOS = "('nkp', 'snkp', 'nvn', 'snkpvn', 'isnkpvn', 'perceptron', 'normalized_perceptron', 'pfm', 'pdm', 'pdm_succ')"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: rational(float("nan")), "nan is not a finite number"),
+        (lambda: rational(float("-inf")), "-inf is not a finite number"),
+        (lambda: rational(mpmath.mpf("inf")), "+inf is not a finite number"),
+        (lambda: rational(None), "None is not a number; pass a float, an int or an mpmath.mpf"),
+        (lambda: rational("a"), "'a' is not a number; pass a float, an int or an mpmath.mpf"),
+        (lambda: exact_matvec(np.eye(2), [1.0, 2.0, 3.0]), "the vector has length 3, the matrix 2 columns"),
+        (lambda: verify_exact(Result("nkp", "certificate", 1, p=np.array([0.5, 0.5])), _G), "pass accuracy=: the nkp result does not record its accuracy"),
+        (lambda: verify_exact(Result("foo", "separator", 1), _G), f"unknown algorithm 'foo'; expected one of {_ALGOS}"),
+        (lambda: verify_exact(Result("perceptron", "separator", 1, w=np.array([1.0])), np.ones((2, 1))), "perceptron claims a separator of data: pass y, the labels"),
+    ],
+)
+def test_exact_errors_in_full(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+def test_rational_is_exact():
+    assert rational(0.1) == Fraction(3602879701896397, 2**55)
+    assert rational(np.float32(0.1)) == Fraction(13421773, 2**27)
+    assert rational(np.int64(-7)) == -7 and rational(True) == 1 and rational(np.bool_(False)) == 0
+    assert rational(-(mpmath.mpf(3) / 8)) == Fraction(-3, 8) and rational(mpmath.mpf(0)) == 0
+    assert rational(mpmath.mpf(2) ** 2000) == Fraction(2**2000)
+    assert rational(2**70 + 1) == 2**70 + 1  # an int is taken exactly, not through float
+
+
+def test_exact_matvec_rank_and_quadratic_form():
+    A = np.array([[0.5, 0.25], [3.0, -1.0]])
+    assert exact_matvec(A, [0.1, 2.0]) == [Fraction(1, 2) * rational(0.1) + Fraction(1, 2), 3 * rational(0.1) - 2]
+    assert exact_matvec([[1, 2]], [2**-60, 1]) == [Fraction(1, 2**60) + 2]
+    assert exact_quadratic_form(_G, [0.5, 0.5]) == Fraction(1, 4)
+    assert exact_quadratic_form(_G, [1.0, 0.0]) == 1
+    assert exact_rank(np.array([[1.0, 2.0], [2.0, 4.0]])) == 1 and exact_rank(np.eye(3)) == 3
+    assert exact_rank(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])) == 2
+    assert exact_rank(np.eye(5), at_most=2) > 2 and exact_rank(np.zeros((2, 2))) == 0
+    P = float(2**31 - 1)  # the prime of the modular shortcut: rank 1 modulo it, rank 2 over Q
+    assert exact_rank(np.array([[P, 0.0], [0.0, 1.0]]), at_most=1) == 2
+    assert exact_rank(np.array([[P, 0.0], [0.0, 1.0]])) == 2
+    eps = 2.0**-40  # rank 2 over Q, though float64 rounding would call [[1, 1], [1, 1 + eps]] nearly singular
+    assert exact_rank(np.array([[1.0, 1.0], [1.0, 1.0 + eps]])) == 2
+
+
+@pytest.mark.parametrize(
+    "result, data, y, expected",
+    [
+        (Result("nkp", "separator", 1, alpha=np.array([1.0, 0.0])), _G, None, "(G alpha)_1 = -5.000e-01 is not > 0 in exact arithmetic"),
+        (Result("snkp", "separator", 1, alpha=np.array([1.0, 3.0])), _G, None, "(G alpha)_0 = -5.000e-01 is not > 0 in exact arithmetic"),
+        (Result("nkp", "separator", 1, alpha=np.array([1.0, 1.0])), _G, None, ""),
+        (Result("nkp", "certificate", 1, p=np.array([0.5, 0.5]), info={"epsilon": 0.5}), _G, None,
+         "p^T G p = 2.500000e-01 is not < accuracy^2 = 2.500000e-01 in exact arithmetic"),
+        (Result("nkp", "certificate", 1, p=np.array([0.5, 0.5]), info={"epsilon": 0.5000001}), _G, None, ""),
+        (Result("nvn", "certificate", 1, p=np.array([0.5, 0.5]), info={"epsilon": 0.5}), _G, None, ""),  # NVN: <=
+        (Result("nvn", "certificate", 1, p=np.array([0.5, 0.5]), info={"epsilon": 0.4999999}), _G, None,
+         "p^T G p = 2.500000e-01 is not <= accuracy^2 = 2.499999e-01 in exact arithmetic"),
+        (Result("snkpvn", "certificate", 1, p=np.array([0.5, 0.5]), info={"delta": 0.5, "epsilon": 1.0}), _G, None,
+         "p^T G p = 2.500000e-01 is not < accuracy^2 = 2.500000e-01 in exact arithmetic"),
+        (Result("isnkpvn", "certificate", 1, p=np.array([0.5, 0.5]), info={"delta": 0.1, "epsilon": 1.0}), _G, None, ""),
+        (Result("nkp", "certificate", 1, p=np.array([1.5, -0.5]), info={"epsilon": 5}), _G, None, "p has a negative entry"),
+        (Result("nkp", "certificate", 1, p=np.array([0.5, 0.6]), info={"epsilon": 5}), _G, None, "sum(p) = 1.1 is not 1 within 17 n eps"),
+        (Result("nkp", "max_iter", 1), _G, None, ""),
+        (Result("perceptron", "separator", 1, w=np.array([1.0])), np.array([[1.0], [2.0]]), np.array([1, -1]),
+         "y_i <w, x_i>_1 = -2.000e+00 is not > 0 in exact arithmetic"),
+        (Result("pdm", "separator", 1, w=np.array([1.0, 1.0]), info={"rho": 1.0}), np.array([[1.0], [-3.0]]), np.array([1, -1]), ""),
+        (Result("pdm", "separator", 1, w=np.array([1.0, -2.0]), info={"rho": 1.0}), np.array([[1.0], [-3.0]]), np.array([1, -1]),
+         "y_i <w, x_i>_0 = -1.000e+00 is not > 0 in exact arithmetic"),
+        # without rho the pattern of point 1 is 3 > 0 for w = 1: a perceptron ignores info['rho']
+        (Result("normalized_perceptron", "separator", 1, w=np.array([1.0]), info={"rho": -100.0}), np.array([[1.0], [-3.0]]), np.array([1, -1]), ""),
+        # PT11 extended space: y_k = l_k [x_k, rho, Delta e_k]; w = (0, 0, 1, 1) gives l_k Delta > 0 only for l_k = +1
+        (Result("pdm_succ", "separator", 1, w=np.array([0.0, 0.0, 1.0, 1.0]), info={"rho": 1.0, "Delta": 2.0}), np.array([[1.0], [-3.0]]), np.array([1, -1]),
+         "y_i <w, x_i>_1 = -2.000e+00 is not > 0 in exact arithmetic"),
+        (Result("pfm", "separator", 1, w=np.array([0.0, 0.0, 1.0, -1.0]), info={"rho": 1.0, "Delta": 2.0}), np.array([[1.0], [-3.0]]), np.array([1, -1]), ""),
+    ],
+)
+def test_verify_exact_closed_form_claims(result, data, y, expected):
+    assert verify_exact(result, data, y) == expected
+
+
+def test_verify_exact_certificate_sum_tolerance_is_17_n_eps():
+    """|1^T p - 1| <= 17 n eps: at n = 2, 34 eps passes and 36 eps fails (float64 eps = 2^-52; mpmath 10^-dps)."""
+    eps = 2.0**-52
+    ok = Result("nkp", "certificate", 1, p=np.array([0.5, 0.5 + 34 * eps]), info={"epsilon": 5})
+    bad = Result("nkp", "certificate", 1, p=np.array([0.5, 0.5 + 36 * eps]), info={"epsilon": 5})
+    assert verify_exact(ok, _G) == "" and verify_exact(bad, _G).startswith("sum(p) = ")
+    with mpmath.workdps(40):
+        pm = np.array([mpmath.mpf(1) / 2, mpmath.mpf(1) / 2 + mpmath.mpf(30) * mpmath.mpf(10) ** -30], dtype=object)
+        pb = np.array([mpmath.mpf(1) / 2, mpmath.mpf(1) / 2 + mpmath.mpf(40) * mpmath.mpf(10) ** -30], dtype=object)
+    mp = "mpmath, 30 decimal digits"
+    assert verify_exact(Result("nkp", "certificate", 1, p=pm, precision=mp, info={"epsilon": 5}), _G) == ""
+    assert verify_exact(Result("nkp", "certificate", 1, p=pb, precision=mp, info={"epsilon": 5}), _G).startswith("sum(p) = ")
+    assert verify_exact(Result("nkp", "certificate", 1, p=pb, info={"epsilon": 5}), _G) == ""  # float64's allowance is wider
