@@ -839,3 +839,136 @@ def test_verify_exact_certificate_sum_tolerance_is_17_n_eps():
     assert verify_exact(Result("nkp", "certificate", 1, p=pm, precision=mp, info={"epsilon": 5}), _G) == ""
     assert verify_exact(Result("nkp", "certificate", 1, p=pb, precision=mp, info={"epsilon": 5}), _G).startswith("sum(p) = ")
     assert verify_exact(Result("nkp", "certificate", 1, p=pb, info={"epsilon": 5}), _G) == ""  # float64's allowance is wider
+
+
+# -- reference.data_margin: closed-form instances -------------------------------------------------------
+
+
+def _dm(**kw):
+    base = dict(lower=1.0, upper=1.0, value=1.0, separable=True, u=None, beta=None, gordan=None, method="m", m=1, d=1,
+                nnz=1, R=1.0, rho=None, Delta=None, normalize=False)
+    base.update(kw)
+    return DM.DataMargin(**base)
+
+
+def test_data_margin_relative_width_and_as_dict():
+    assert _dm().relative_width == 0.0
+    assert _dm(lower=0.5, upper=1.5, value=-2.0).relative_width == 0.5
+    assert _dm(lower=-1.0, upper=0.0, value=0.0).relative_width == np.inf
+    d = _dm(lower=0.5, upper=1.5, value=1.0, info={"newton_steps": 3}, seconds=0.25).as_dict()
+    assert d == {"lower": 0.5, "upper": 1.5, "value": 1.0, "relative_width": 1.0, "separable": True, "method": "m",
+                 "m": 1, "d": 1, "nnz": 1, "R": 1.0, "rho": None, "Delta": None, "normalize": False, "seconds": 0.25,
+                 "newton_steps": 3}
+    g = _dm(gordan=((2, 5), (Fraction(1, 3), Fraction(2, 3)))).as_dict()
+    assert g["gordan_support"] == [2, 5]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_gordan_certificate_exact_weights(sparse):
+    """z = (1, 0), (-1, 1), (-1, -1): 0 = z_0 / 2 + z_1 / 4 + z_2 / 4, the only convex combination (0 is
+    interior to the triangle); the labels reflect x_1 = (1, -1) with y = -1."""
+    X = np.array([[1.0, 0.0], [1.0, -1.0], [-1.0, -1.0], [5.0, 5.0]])
+    y = np.array([1, -1, 1, 1])  # a 4th point far away, not needed
+    Xin = sp.csr_matrix(X) if sparse else X
+    m = DM.margin_from_data(Xin, y)
+    assert m.separable is False and m.upper == 0.0 and m.value == 0.0 and m.u is None and m.beta is None
+    support, c = m.gordan
+    assert dict(zip(support, c)) == {0: Fraction(1, 2), 1: Fraction(1, 4), 2: Fraction(1, 4)}
+    R = np.sqrt(50.0)  # the longest pattern, (5, 5)
+    assert -R * (1 + 1e-14) <= m.lower == -m.R <= -R
+    assert m.info == {"support": 3}
+    assert "not separable" in m.method and "on 3 points" in m.method
+
+
+def test_gordan_with_rho_and_a_dependent_support():
+    """1-D data with a bias: z_k = l_k (x_k, 1).  Points 2, -1 (label +1) and 1 (label -1): z = (2, 1), (-1, 1), (-1, -1);
+    0 is interior to their triangle: the one convex combination is c = (1/3, 1/6, 1/2)."""
+    X = np.array([[2.0], [-1.0], [1.0]])
+    y = np.array([1, 1, -1])
+    m = DM.margin_from_data(X, y, rho=1.0)
+    support, c = m.gordan
+    w = dict(zip(support, c))
+    Z = [(Fraction(2), Fraction(1)), (Fraction(-1), Fraction(1)), (Fraction(-1), Fraction(-1))]
+    assert sum(w.values()) == 1 and all(v > 0 for v in w.values())
+    assert all(sum(w[k] * Z[k][i] for k in w) == 0 for i in range(2))
+    assert w == {0: Fraction(1, 3), 1: Fraction(1, 6), 2: Fraction(1, 2)}
+
+
+def test_exact_null_combination_rejects_what_is_not_a_combination():
+    """Support {0, 1} of z = (1, 0), (0, 1): no c >= 0 sums them to 0 -> None; support {0, 2} with z_2 = (-2, 0):
+    c = (2/3, 1/3); support {0, 3} with z_3 = (1, 1): inconsistent."""
+    P = DM.make_patterns(np.array([[1.0, 0.0], [0.0, 1.0], [-2.0, 0.0], [1.0, 1.0]]), np.array([1, 1, 1, 1]), rho=None)
+    assert DM._exact_null_combination(P, np.array([0, 1])) is None
+    assert DM._exact_null_combination(P, np.array([0, 2])) == (Fraction(2, 3), Fraction(1, 3))
+    assert DM._exact_null_combination(P, np.array([0, 3])) is None
+    assert DM._exact_null_combination(P, np.array([2, 0])) == (Fraction(1, 3), Fraction(2, 3))
+
+
+def test_extended_space_margin_closed_form():
+    """x = 1 (label +1) and x = -1 (label -1): z_k = 1, patterns y_1 = (1, Delta, 0), y_2 = (1, 0, -Delta); the
+    min-norm point is (1, Delta/2, -Delta/2): gamma_d = sqrt(1 + Delta^2 / 2).  Newton's s_k = Delta / (2 + Delta^2)."""
+    for Delta in (1.0, 0.25, 8.0):
+        m = DM.margin_from_data(np.array([[1.0], [-1.0]]), np.array([1, -1]), Delta=Delta)
+        with mpmath.workdps(40):
+            true = mpmath.sqrt(1 + mpmath.mpf(Delta) ** 2 / 2)
+        assert m.separable is True and m.lower <= true <= m.upper
+        assert m.upper - m.lower <= 1e-13 * true
+        assert m.lower <= m.value <= m.upper
+        assert m.info["newton_steps"] >= 1 and "semismooth Newton" in m.method
+        R = np.sqrt(1 + Delta**2)
+        assert R <= m.R <= R * (1 + 1e-14)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_separable_margin_closed_form(normalize):
+    """z = (3, 4) and (3, -4) (norm 5): min-norm point (3, 0), gamma = 3; normalized: (0.6, 0), gamma = 0.6.
+    A third, far point (30, 0) changes nothing."""
+    X = np.array([[3.0, 4.0], [-3.0, 4.0], [30.0, 0.0]])
+    y = np.array([1, -1, 1])
+    m = DM.margin_from_data(X, y, normalize=normalize)
+    true = 0.6 if normalize else 3.0
+    assert m.separable is True and m.lower <= true <= m.upper and m.upper - m.lower <= 1e-14 * true
+    assert m.R == (1.0 if normalize else pytest.approx(30.0, rel=1e-15)) and m.R >= (1.0 if normalize else 30.0)
+    assert m.info["wolfe_converged"] is True and "separable" in m.method
+    np.testing.assert_allclose(m.beta / m.beta.sum(), [0.5, 0.5, 0.0], rtol=0, atol=1e-15)
+
+
+def test_certified_bounds_are_tight_and_sound_on_closed_forms():
+    """u = (1, 0) on z = (3, 4), (3, -4): min u.z / ||u|| = 3 exactly; beta = (1, 1): ||z_0 + z_1|| / 2 = 3.
+    The certified floats bracket 3 within a few ulps, and a longer u (scale 2^40) gives the same."""
+    P = DM.make_patterns(np.array([[3.0, 4.0], [-3.0, 4.0]]), np.array([1, -1]), rho=None)
+    for scale in (1.0, 2.0**40, 2.0**-40):
+        lo = DM.certified_lower(P, np.array([scale, 0.0]))
+        assert 3 * (1 - 1e-14) <= lo <= 3
+        up = DM.certified_upper(P, np.array([scale, scale]))
+        assert 3 <= up <= 3 * (1 + 1e-14)
+    lo_n = DM.certified_lower(P, np.array([1.0, 0.0]), normalize=True)  # normalized: 3/5
+    assert 0.6 * (1 - 1e-14) <= lo_n <= 0.6
+    up_n = DM.certified_upper(P, np.array([0.2, 0.2]), normalize=True)  # beta_k ||z_k|| = 1: ||(1.2, 0)|| / 2 = 0.6
+    assert 0.6 <= up_n <= 0.6 * (1 + 1e-14)
+    assert DM.certified_lower(P, np.array([0.0, 0.0])) == -np.inf  # u = 0 proves nothing
+    neg = DM.certified_lower(P, np.array([-1.0, 0.0]))  # min = -3
+    assert -3 * (1 + 1e-14) <= neg <= -3
+
+
+def test_exact_null_combination_refuses_negative_weights():
+    """z_0 = (1, 0), z_1 = (2, 0) on one ray: c_0 + 2 c_1 = 0, c_0 + c_1 = 1 has the one solution (2, -1): no certificate."""
+    P = DM.make_patterns(np.array([[1.0, 0.0], [2.0, 0.0]]), np.array([1, 1]), rho=None)
+    assert DM._exact_null_combination(P, np.array([0, 1])) is None
+
+
+def test_gordan_keeps_a_small_weight():
+    """z = (1, 0) and (-20, 0): c = (20/21, 1/21); the weight 1/21 ~ 0.048 is part of the support."""
+    m = DM.margin_from_data(np.array([[1.0, 0.0], [20.0, 0.0]]), np.array([1, -1]))
+    assert m.separable is False
+    assert dict(zip(*m.gordan)) == {0: Fraction(20, 21), 1: Fraction(1, 21)}
+
+
+def test_certified_lower_is_sound_under_cancellation():
+    """y = (1e16, -1, -1e16), u = (1, 1, 1): float64 evaluates u . y = (1e16 - 1) - 1e16 = 0 (1e16 - 1 rounds to
+    1e16), the exact value is -1.  The rounding allowance gamma |u| . |y| must cover it: lower <= -1 / sqrt(3)."""
+    P = DM.make_patterns(np.array([[1e16, -1.0, -1e16]]), np.array([1]), rho=None)
+    u = np.array([1.0, 1.0, 1.0])
+    assert float(P.matvec(u)[0]) == 0.0  # the cancellation happens
+    lo = DM.certified_lower(P, u)
+    assert lo <= -1 / np.sqrt(3.0)
