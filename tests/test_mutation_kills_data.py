@@ -972,3 +972,48 @@ def test_certified_lower_is_sound_under_cancellation():
     assert float(P.matvec(u)[0]) == 0.0  # the cancellation happens
     lo = DM.certified_lower(P, u)
     assert lo <= -1 / np.sqrt(3.0)
+
+
+# -- reference.data: PT11 transformations (closed forms, dense = sparse) -----------------------------
+
+from reference.data import augment, extend, reflect  # noqa: E402
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_augment_reflect_extend_closed_forms(sparse):
+    """augment: x -> [x, rho] (an integer X does not truncate rho); reflect: rows y_i x_i; extend: [z_k, l_k Delta e_k]."""
+    conv = sp.csr_matrix if sparse else (lambda A: A)
+    dense = (lambda A: A.toarray()) if sparse else (lambda A: A)
+    A = augment(conv(np.array([[1, 2], [0, 0]])), 0.5)
+    assert sp.issparse(A) is sparse
+    np.testing.assert_array_equal(dense(A), [[1.0, 2.0, 0.5], [0.0, 0.0, 0.5]])
+    R = reflect(conv(np.array([[1.0, 2.0], [3.0, 4.0]])), np.array([1, -1]))
+    assert sp.issparse(R) is sparse
+    np.testing.assert_array_equal(dense(R), [[1.0, 2.0], [-3.0, -4.0]])
+    E = extend(conv(np.array([[1.0], [2.0], [3.0]])), np.array([1, -1, 1]), 0.5)
+    assert sp.issparse(E) is sparse and E.shape == (3, 4)
+    np.testing.assert_array_equal(dense(E), [[1.0, 0.5, 0.0, 0.0], [2.0, 0.0, -0.5, 0.0], [3.0, 0.0, 0.0, 0.5]])
+    if sparse:
+        assert E.format == "csr" and A.format == "csr" and R.format == "csr" and E.nnz == 6
+
+
+def test_transformations_keep_mpf():
+    Xm = np.array([[mpmath.mpf(1) / 3]], dtype=object)
+    A = augment(Xm, mpmath.mpf(2))
+    assert A.dtype == object and A[0, 0] == Xm[0, 0] and A[0, 1] == 2
+    E = extend(Xm, np.array([-1]), mpmath.mpf(3))
+    assert E.dtype == object and E[0, 1] == -3
+    Xo, yo = check_data(Xm, [1])
+    assert Xo is Xm and yo.dtype == np.int64 and yo.tolist() == [1]
+    C, yc = check_data(np.array([[1, 2]]), np.array([1.0]))
+    assert C.dtype == np.float64 and yc.dtype == np.int64
+
+
+def test_transformations_integer_and_coo_inputs():
+    """An integer Z must not truncate Delta = 0.5; a COO input gives a CSR result (the docstrings' promise)."""
+    E = extend(np.array([[1], [2]]), np.array([1, -1]), 0.5)
+    np.testing.assert_array_equal(E, [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]])
+    A = augment(sp.coo_matrix(np.array([[1.0, 0.0]])), 0.5)
+    assert A.format == "csr" and A.toarray().tolist() == [[1.0, 0.0, 0.5]]
+    E2 = extend(sp.coo_matrix(np.array([[1.0], [2.0]])), np.array([1, -1]), 0.5)
+    assert E2.format == "csr" and E2.toarray().tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
