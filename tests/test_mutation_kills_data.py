@@ -1017,3 +1017,57 @@ def test_transformations_integer_and_coo_inputs():
     assert A.format == "csr" and A.toarray().tolist() == [[1.0, 0.0, 0.5]]
     E2 = extend(sp.coo_matrix(np.array([[1.0], [2.0]])), np.array([1, -1]), 0.5)
     assert E2.format == "csr" and E2.toarray().tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
+
+
+# -- reference.arithmetic: the round-off model and helpers (closed forms) ----------------------------
+
+from reference.arithmetic import UNDERFLOW, g_norm, g_norm_upper, gamma, quadratic_form, scale_rows_pow2, to_float  # noqa: E402
+
+
+def test_arithmetic_helpers_closed_forms():
+    ar, mp = Arithmetic(None), Arithmetic(30)
+    assert gamma(3, ar) == 3 * 2.0**-53 / (1 - 3 * 2.0**-53)
+    with mp.context():
+        assert gamma(2, mp) == 2 * mpmath.mpf(10) ** -30 / (1 - 2 * mpmath.mpf(10) ** -30)
+        assert mp.eps == mp.u == mpmath.mpf(10) ** -30
+        e = mp.unit(3, 1)
+        assert e.dtype == object and [float(v) for v in e] == [0.0, 1.0, 0.0]
+        assert all(v == mpmath.mpf(1) / 4 for v in mp.uniform(4))
+        assert mp.floor(mpmath.mpf("2.5")) == 2 and mp.floor(mpmath.mpf("-2.5")) == -3
+        m = mp.array([[1, 2], [3, 4]])
+        assert m.shape == (2, 2) and mp.exp(mp.array([0.0, 0.0])).tolist() == [1, 1]
+        lg = mp.log(mp.array([[1.0, 4.0]]))
+        assert lg.shape == (1, 2) and lg[0, 0] == 0 and abs(lg[0, 1] - 2 * mpmath.log(2)) < mpmath.mpf(10) ** -29
+        assert mp.array([Fraction(1, 3)])[0] == mpmath.mpf(1) / 3 and mp.array([np.int64(2**62)])[0] == 2**62
+    assert ar.floor(2.5) == 2 and ar.floor(-2.5) == -3 and ar.unit(2, 0).tolist() == [1.0, 0.0] and ar.uniform(2).tolist() == [0.5, 0.5]
+    assert to_float(mpmath.mpf(1) / 4) == 0.25 and to_float(np.array([mpmath.mpf(2)], dtype=object)).dtype == np.float64
+
+
+def test_g_norm_and_rigorous_quadratic_form():
+    G = np.array([[1.0, -0.5], [-0.5, 1.0]])
+    assert g_norm(G, [0.5, 0.5]) == 0.5  # sqrt(1/4)
+    assert g_norm(-np.eye(2), [1.0, 0.0]) == 0.0  # a negative form is clipped to 0, not NaN
+    Q, err = quadratic_form(G, np.array([0.5, 0.5]), Arithmetic(None))
+    assert Q == 0.25 and 0 < err <= 1e-14
+    # |p|^T |G| |p| = 0.75 and |p|^T |G p| = 0.25: err = 2 gamma_{n+2} (0.75 + 0.25) + (4n + 4) UNDERFLOW, n = 2
+    assert err == 2 * gamma(4, Arithmetic(None)) * 1.0 + 12 * UNDERFLOW
+    up = g_norm_upper(G, np.array([0.5, 0.5]), Arithmetic(None))
+    assert 0.5 <= up <= 0.5 * (1 + 1e-14)
+    assert g_norm_upper(np.zeros((2, 2)), np.array([0.5, 0.5]), Arithmetic(None)) == np.sqrt(12 * UNDERFLOW) * (1 + 4 * 2.0**-53)
+    assert np.isnan(g_norm_upper(np.array([[np.nan]]), np.array([1.0]), Arithmetic(None)))
+    mp = Arithmetic(30)
+    with mp.context():
+        assert g_norm_upper(mp.array(np.zeros((1, 1))), mp.array([1.0]), mp) == 0
+
+
+def test_scale_rows_pow2_dense_and_sparse():
+    """Each row times the power of two bringing its largest |entry| into [1/2, 1); zero rows stay 0."""
+    A = np.array([[3.0, -1.0], [0.0, 0.0], [1e-200, 2e-200], [1e200, 0.0]])
+    S = scale_rows_pow2(A)
+    np.testing.assert_array_equal(S[0], [0.75, -0.25])
+    np.testing.assert_array_equal(S[1], [0.0, 0.0])
+    for i in (2, 3):
+        assert 0.5 <= np.max(np.abs(S[i])) < 1 and S[i][0] / A[i][0] == np.max(np.abs(S[i])) / np.max(np.abs(A[i]))
+    Ss = scale_rows_pow2(sp.csr_matrix(A))
+    assert sp.issparse(Ss) and Ss.format == "csr"
+    np.testing.assert_array_equal(Ss.toarray(), S)
