@@ -1071,3 +1071,18 @@ def test_scale_rows_pow2_dense_and_sparse():
     Ss = scale_rows_pow2(sp.csr_matrix(A))
     assert sp.issparse(Ss) and Ss.format == "csr"
     np.testing.assert_array_equal(Ss.toarray(), S)
+
+
+def test_newton_lstsq_fallback_and_normalized_with_rho(monkeypatch):
+    """Newton's least-squares fallback (np.linalg.solve reporting a singular system) reaches the same
+    closed form gamma_d = sqrt(1 + Delta^2 / 2); with rho: z = (3, 4), (3, -4), normalized gamma = 3/5."""
+    m = DM.margin_from_data(np.array([[3.0], [-3.0]]), np.array([1, -1]), rho=4.0, normalize=True)
+    assert m.separable is True and m.lower <= 0.6 <= m.upper and m.upper - m.lower <= 1e-14 and m.R == 1.0 and m.rho == 4.0
+
+    def singular(*args, **kwargs):
+        raise np.linalg.LinAlgError("forced")
+
+    monkeypatch.setattr(np.linalg, "solve", singular)
+    m = DM.margin_from_data(np.array([[1.0], [-1.0]]), np.array([1, -1]), Delta=2.0)
+    true = np.sqrt(3.0)  # sqrt(1 + 4 / 2)
+    assert m.separable is True and m.lower <= true <= m.upper and m.upper - m.lower <= 1e-13 * true
