@@ -128,7 +128,7 @@ class DataMargin:
         return w / abs(self.value) if self.value != 0 else math.inf
 
     def as_dict(self) -> dict:
-        """JSON-friendly summary (the witnesses are omitted; ``gordan`` as index / numerator / denominator)."""
+        """JSON-friendly summary (the witnesses are omitted; of ``gordan`` only its support, as ``gordan_support``)."""
         out = {
             "lower": self.lower, "upper": self.upper, "value": self.value, "relative_width": self.relative_width,
             "separable": self.separable, "method": self.method, "m": self.m, "d": self.d, "nnz": self.nnz,
