@@ -444,3 +444,16 @@ def test_a_zero_point_makes_the_margin_exactly_zero_and_not_feasible():
     m = margin(np.array([[1.0, 0.0], [0.0, 0.0]]))
     assert m.feasible is False
     assert m.lower <= 0 and m.upper == 0 and m.value == 0
+
+
+def test_local_search_without_any_facet_returns_its_best_ascent_direction():
+    """With tol_side = -1 no hyperplane counts as supporting, so the result is the fallback: the
+    best of the 32 smoothed-ascent directions, a unit a with b = min_i <a, z_i> (a lower-bound
+    witness, subset None).  The origin is 0.02 from the edge y = 0.02 of this triangle: the best
+    direction approaches (0, 1) (b -> -0.02); a poor start direction stays near -0.7."""
+    Zs = np.array([[1.0, 0.02], [-1.0, 0.02], [0.0, -1.0]])
+    Zs /= np.max(np.linalg.norm(Zs, axis=1))
+    b, a, T = M._local_search(Zs, 2, -1.0, 1, np.random.default_rng(0))
+    assert T is None
+    assert np.linalg.norm(a) == pytest.approx(1.0, rel=1e-12) and b == pytest.approx(float(np.min(Zs @ a)), abs=1e-15)
+    assert -0.1 <= b <= -0.02 / np.linalg.norm([1.0, 0.02]) + 1e-12  # never above the true optimum
