@@ -572,3 +572,63 @@ def test_nvn_certificate_test_is_made_in_the_working_precision():
     assert res.status == ref.CERTIFICATE and res.iterations == 0
     assert [float(v) for v in res.p] == [0.5, 0.5]
     assert ref.nvn(G, float(eps)).status == ref.SEPARATOR  # float64: the norm is above epsilon
+
+
+# =============================================================================================
+# reference.result: the allowances of the implicit-pattern and factored verifiers, at their edge
+# =============================================================================================
+
+_U = 2.0**-52  # MACHINE_EPS = 2u
+_UF = 2.0**-1074  # UNDERFLOW
+
+
+def _csr(rows):
+    return sp.csr_matrix(np.array(rows, dtype=float))
+
+
+@pytest.mark.parametrize("rho, K", [(None, 2), (0.5, 3)])
+def test_pattern_allowance_is_K_plus_16_units_plus_underflow(rho, K):
+    # x = (1, -(1 - d u)), l = +1, a = (1, 1[, 0]): a . y = d u exactly; the allowance is
+    # (K + 16) u (|x| . |a|) = (K + 16)(2 - d u) u, just under 2 (K + 16) u.
+    edge = 2 * (K + 16)
+    for d_units, ok in ((edge + 1, True), (edge - 1, False)):
+        C = _csr([[1.0, -(1.0 - d_units * _U)]])
+        a = np.array([1.0, 1.0] + ([0.0] if rho is not None else []))
+        margins, slack = rs.pattern_allowance(C.data, C.indices, C.indptr, np.array([1.0]), rho, None, a, 2)
+        assert margins[0] == d_units * _U
+        assert bool(margins[0] > slack[0]) is ok
+        msg = rs.verify_separator_patterns(C.data, C.indices, C.indptr, np.array([1.0]), rho, None, a, 2)
+        assert (msg == "") is ok
+        if not ok:
+            assert msg.startswith("y_0 <w, x_0> = ")
+    # a = 0: only the underflow term, (2K + 4) UNDERFLOW, remains
+    C = _csr([[1.0, -2.0]])
+    a = np.zeros(K)
+    margins, slack = rs.pattern_allowance(C.data, C.indices, C.indptr, np.array([-1.0]), rho, None, a, 2)
+    assert margins[0] == 0 and slack[0] == (2 * K + 4) * _UF
+
+
+def test_pattern_margins_with_rho_and_delta_and_labels():
+    # two points x_1 = (1, -2), x_2 = (0, 3), labels (+1, -1), rho = 0.5, Delta = 2;
+    # a = (0.25, -1, 2 | 4, 8): a . y_1 = 0.25 + 2 + 1 + 2*4 = 11.25; a . y_2 = -(-3 + 1 + 2*8) = -14
+    C = _csr([[1.0, -2.0], [0.0, 3.0]])
+    a = np.array([0.25, -1.0, 2.0, 4.0, 8.0])
+    m = rs.pattern_margins(C.data, C.indices, C.indptr, np.array([1.0, -1.0]), 0.5, 2.0, a, 2)
+    assert m.tolist() == [11.25, -14.0]
+    m = rs.pattern_margins(C.data, C.indices, C.indptr, np.array([1.0, -1.0]), 0.5, 2.0, a, 2, absolute=True)
+    assert m.tolist() == [0.25 + 2 + 1 + 8, 3 + 1 + 16]
+    m = rs.pattern_margins(C.data, C.indices, C.indptr, np.array([1.0, -1.0]), None, 2.0, np.array([0.25, -1.0, 4.0, 8.0]), 2)
+    assert m.tolist() == [0.25 + 2 + 8, -(-3 + 16)]
+
+
+def test_verify_separator_factored_allowance_edge():
+    # Z = [[1, 0], [-(1 - d u), 1]], alpha = (1, 1): w = Z^T alpha = (d u, 1), G alpha = Z w =
+    # (d u, 1 - (1 - d u) d u).  The allowance of row 0 is (n + d + 16) u (|Z| |Z|^T |alpha|)_0
+    # = 20 (2 - d u) u, just under 40 u.
+    for d_units, ok in ((41, True), (39, False)):
+        Z = _csr([[1.0, 0.0], [-(1.0 - d_units * _U), 1.0]])
+        msg = rs.verify_separator_factored(Z, np.array([1.0, 1.0]))
+        assert (msg == "") is ok
+        if not ok:
+            assert msg.startswith(f"(G alpha)_0 = {d_units * _U:.3e} is not > 0 beyond round-off")
+    assert rs.verify_separator_factored(_csr([[1.0, 0.0], [-1.0, 1.0]]), np.array([1.0, 1.0])).startswith("(G alpha)_0 = 0.000e+00")
