@@ -48,6 +48,13 @@ def test_pdm_unverified_pass_updates_with_the_first_unverified_pattern(precision
     assert w == [Fraction(1) - (1 - Fraction(1, 2**52)), Fraction(5), Fraction(2)]
     assert all(v > 0 for v in _exact_margins(res.w, _TINY_X, _TINY_Y))
     assert verify_exact(res, _TINY_X, _TINY_Y) == ""
+    # ell_2 = ell_1 + 2 a_1.y_2 + ||y_2||^2 = 2 + 2^-51 + (27 - 2^-51 + 2^-104) = ||a_2||^2, 29 in float64
+    assert res.info["ell"] == 29.0 and res.info["theta"] == 0
+    # the unverified update starts a fresh full pass ("then a fresh pass"): k = 0, no update in
+    # it yet, not converged; that pass makes no update and the run ends after 3 full passes
+    s = next(s for s in res.trace if s.pattern == 1)
+    assert (s.k, s.updates_in_pass, s.converged, s.t) == (0, 0, False, 2)
+    assert res.info["epochs"] == 3 and res.info["passes"] == 3
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
