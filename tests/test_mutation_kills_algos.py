@@ -639,3 +639,36 @@ def test_verify_separator_factored_allowance_edge():
         if not ok:
             assert msg.startswith(f"(G alpha)_0 = {d_units * _U:.3e} is not > 0 beyond round-off")
     assert rs.verify_separator_factored(_csr([[1.0, 0.0], [-1.0, 1.0]]), np.array([1.0, 1.0])).startswith("(G alpha)_0 = 0.000e+00")
+
+
+def test_snkpvn_certificate_test_is_made_in_the_working_precision():
+    # a0 = (1, 0), a1 = (-1, 0), a2 = (0, 1) (infeasible), q = (1, 2, 57)/60, mu_0 = 2n = 6:
+    # X^T q = (-1/60, 57/60), G q = (-1, 1, 57)/60, q - G q/6 = (7, 11, 285)/360, projected onto
+    # the simplex (+19/360 each): p_0 = (26, 30, 304)/360, ||p_0||_G = ||(-4, 304)/360||
+    # = sqrt(92432)/360.  With delta just above it (relative 1e-20) at 30 digits, p_0 is a
+    # delta-certificate at k = 0; the float64 norm rounds above delta.
+    import mpmath
+    from reference.arithmetic import g_norm
+
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    G = Z @ Z.T
+    q = np.array([1 / 60, 2 / 60, 1 - 3 / 60])
+    with mpmath.workdps(30):
+        delta = mpmath.sqrt(92432) / 360 * (1 + mpmath.mpf(10) ** -20)
+        res = ref.snkpvn(G, q, delta, precision=30)
+        assert g_norm(G, [float(v) for v in res.p]) > delta  # float64 would not certify
+    assert res.status == ref.CERTIFICATE and res.iterations == 0
+    assert [float(v) for v in res.p] == pytest.approx([26 / 360, 30 / 360, 304 / 360], rel=1e-6)
+
+
+def test_isnkpvn_in_mpmath_keeps_its_deltas_in_mpmath():
+    # delta_t = ||q_t||_G / gamma at the working precision: delta_0 = (1/3)/2 = 1/6 for the
+    # three points above (q_0 = 1_3/3: X^T q_0 = (0, 1/3)).
+    import mpmath
+
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    res = ref.isnkpvn(Z @ Z.T, 2.0, 1e-2, precision=30)
+    assert res.status == ref.CERTIFICATE
+    assert all(isinstance(d, mpmath.mpf) for d in res.info["deltas"])
+    with mpmath.workdps(30):
+        assert abs(res.info["deltas"][0] - mpmath.mpf(1) / 6) < mpmath.mpf(10) ** -28
