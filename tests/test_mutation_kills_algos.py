@@ -672,3 +672,17 @@ def test_isnkpvn_in_mpmath_keeps_its_deltas_in_mpmath():
     assert all(isinstance(d, mpmath.mpf) for d in res.info["deltas"])
     with mpmath.workdps(30):
         assert abs(res.info["deltas"][0] - mpmath.mpf(1) / 6) < mpmath.mpf(10) ** -28
+
+
+def test_active_sets_a_pass_over_S3_builds_nothing():
+    # S3 is the innermost set: its passes only update (spec B.9: S1 <- full pass, S2 <- S1,
+    # S3 <- S2); the state's `built` stays the empty cons list during them.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 3))
+    y = np.where(X @ rng.normal(size=3) + 0.1 >= 0, 1, -1)
+    res = ref.pdm(X, y, 0.05, active_sets=True, trace=True, seed=5)
+    assert res.status == ref.SEPARATOR
+    at3 = [s for s in res.trace if s.level == 3]
+    assert len(at3) > 10 and all(s.built == () for s in at3)
+    below = [s for s in res.trace if s.level < 3 and s.k > 0]
+    assert any(s.built != () for s in below)  # the other levels do build
