@@ -78,7 +78,8 @@ class Patterns:
         return int(self.indptr[-1])
 
     def X(self) -> sp.csr_matrix:
-        """X as a scipy CSR matrix (a view of the arrays, no copy)."""
+        """X as a scipy CSR matrix sharing ``data`` (no copy of the values; scipy may narrow the
+        int64 index arrays to int32 copies)."""
         return sp.csr_matrix((self.data, self.indices, self.indptr), shape=(self.m, self.n_features), copy=False)
 
     def Z(self) -> sp.csr_matrix:

@@ -554,3 +554,33 @@ def test_patterns_float_path_stays_float():
     ao = a.astype(object)
     assert isinstance(P._scalar(2.0, ao), mpmath.mpf) and P._scalar(mpmath.mpf(3), ao) == 3
     assert all(isinstance(v, mpmath.mpf) for v in P._values(np.array([1.5, 2.0]), ao))
+
+
+def test_signatures_and_views():
+    # rho / Delta are keyword-only (a positional 1.0 would be ambiguous); X and y may be keywords
+    with pytest.raises(TypeError):
+        linear_gram(X2, Y2, 1.0)
+    with pytest.raises(TypeError):
+        make_patterns(X2, Y2, 1.0)
+    assert linear_gram(X=X2, y=Y2).n == 2 and make_patterns(X=X2, y=Y2).m == 2
+    P = make_patterns(XP, LP)
+    Xv = P.X()  # the data array is shared, not copied (scipy may narrow the index arrays to int32)
+    assert np.shares_memory(Xv.data, P.data) and np.array_equal(Xv.indices, P.indices)
+
+
+def test_linear_gram_non_square_with_rho():
+    """n = 3 points in d = 2 with rho = 2: z_i = y_i [x_i, 2] / ||[x_i, 2]||; x = (0, 0) gives (0, 0, y_i)."""
+    X = np.array([[1.0, 2.0], [0.0, 0.0], [4.0, 4.0]])
+    y = np.array([1, -1, 1])
+    L = linear_gram(X, y, rho=2.0)
+    assert L.shape == (3, 3 - 0) and L.Z.shape == (3, 3)
+    want = np.array([[1 / 3, 2 / 3, 2 / 3], [0.0, 0.0, -1.0], [4 / 6, 4 / 6, 2 / 6]])
+    assert np.allclose(L.Z.toarray(), want, rtol=1e-15, atol=0)
+    X4 = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 3.0]])  # n = 2 < d = 3
+    assert np.allclose(linear_gram(X4, Y2, rho=4.0).Z.toarray(), [[1 / 5, 2 / 5, 2 / 5, 4 / 5], [0.0, 0.0, -3 / 5, -4 / 5]], rtol=1e-15, atol=0)
+
+
+def test_patterns_dot_on_an_empty_row_with_a_zero_first_entry():
+    P = make_patterns(XP, LP, rho=None, Delta=1.0)  # row 1 is empty
+    a = np.array([0.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert P.dot(a, 1) == -5.0  # l_1 (Delta a_ext[1]) = -(1 * a[3 + 1]); no 0/0 anywhere
