@@ -218,6 +218,7 @@ def test_isnkpvn_T_and_the_outer_records(G):
         assert rec.t == t
         assert rec.delta == r.info["deltas"][t] == g_norm(G, rec.q) / 2.0  # delta_t := ||q_t||_G / gamma
         assert rec.inner.iterations == r.info["inner_iterations"][t]
+        assert rec.inner.algorithm == "snkpvn" and rec.inner.info["delta"] == rec.delta
         if t + 1 < T:
             assert np.array_equal(r.trace[t + 1].q, rec.inner.p)  # q_{t+1} := SNKPVN(q_t, delta_t)
 
@@ -304,11 +305,11 @@ def test_smoothed_traces_are_the_textbook_states(G):
     q = np.full(n, 1.0 / n)
     for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 1e-9), 2.0 * n)):
         fn = getattr(reference, name)
-        slow, fast = fn(*args, trace=True, max_iter=8), fn(*args, trace=True, max_iter=8, engine="fast")
+        slow, fast = fn(*args, trace=True, max_iter=12), fn(*args, trace=True, max_iter=12, engine="fast")
         assert len(fast.trace) == fast.iterations + 1 == len(slow.trace)
         if n == 10:  # the infeasible instance runs to the budget: mu_k = mu_0 prod (1 - theta_j) = mu_0 * 2/((k+1)(k+2))
-            assert fast.iterations == 8
-            assert [s.theta for s in fast.trace] == [None] + [2.0 / (k + 2) for k in range(1, 9)]  # theta_{k-1} = 2/(k+2)
+            assert fast.iterations == 12  # more iterations than points: k + 1 > n records
+            assert [s.theta for s in fast.trace] == [None] + [2.0 / (k + 2) for k in range(1, 13)]  # theta_{k-1} = 2/(k+2)
             assert all(np.isclose(s.mu, mu0 * 2.0 / ((k + 1) * (k + 2)), rtol=1e-13) for k, s in enumerate(fast.trace))
         assert np.array_equal(fast.trace[0].alpha, np.full(n, 1.0 / n)) and fast.trace[0].mu == mu0  # alpha_0, mu_0
         for i, (a, b) in enumerate(zip(slow.trace, fast.trace)):
@@ -584,3 +585,67 @@ def test_patterns_dot_on_an_empty_row_with_a_zero_first_entry():
     P = make_patterns(XP, LP, rho=None, Delta=1.0)  # row 1 is empty
     a = np.array([0.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     assert P.dot(a, 1) == -5.0  # l_1 (Delta a_ext[1]) = -(1 * a[3 + 1]); no 0/0 anywhere
+
+
+def test_result_fields_are_the_textbook_fields():
+    """algorithm name, trace None unless asked, alpha only for an NVN separator, products counted."""
+    X, y = _planted()
+    G, Gi = reference.gram(X, y), _infeasible()
+    runs = [("nkp", (G,), {}), ("snkp", (G,), {}), ("snkp", (Gi,), dict(max_iter=5)), ("nvn", (G, 0.01), {}), ("nvn", (Gi, 0.1), {}),
+            ("nvn", (Gi, 1e-9), dict(max_iter=7)), ("snkpvn", (Gi, np.full(10, 0.1), 0.1), {}), ("snkpvn", (G, np.full(12, 1 / 12), 1e-3), {}),
+            ("isnkpvn", (G,), {}), ("isnkpvn", (Gi, 2.0, 0.01), {})]  # fmt: skip
+    for name, args, kw in runs:
+        fn = getattr(reference, name)
+        slow, fast = fn(*args, **kw), fn(*args, engine="fast", **kw)
+        assert (fast.algorithm, fast.status, fast.iterations, fast.message) == (name, slow.status, slow.iterations, slow.message), (name, kw)
+        assert fast.trace is None and slow.trace is None
+        assert (fast.alpha is None) == (slow.alpha is None) and (fast.p is None) == (slow.p is None), (name, kw)
+        if name == "nvn":
+            assert (fast.alpha is fast.p) == (fast.status == reference.SEPARATOR)  # [E-A6] the separator is p itself
+        if name != "isnkpvn":
+            assert fast.info["products"] >= fast.iterations + (name != "nkp"), (name, kw)
+
+
+def test_nvn_certificate_at_equality_is_accepted():
+    """NVN's test is ||p_k||_G <= epsilon (not strict): G = I_4, p_0 = 1/4, ||p_0||_G = 1/2 exactly."""
+    for engine in ("textbook", "fast"):
+        r = reference.nvn(np.eye(4), 0.5, engine=engine)
+        assert (r.status, r.iterations, r.message) == (reference.CERTIFICATE, 0, "certificate verified in float64"), engine
+        assert float(r.info["norm_p"]) == 0.5 and verify_exact(r, np.eye(4)) == ""
+
+
+def test_a_lying_nvn_kernel_is_downgraded(monkeypatch):
+    # the kernel claims a certificate (code 2) with p = e_1: ||e_1||_G = 1 > 0.1
+    G = _infeasible()
+    monkeypatch.setattr(rp14_kernels, "nvn", lambda *a: (4, np.eye(10)[0], 2, 5))
+    r = reference.nvn(G, 0.1, engine="fast")
+    assert (r.status, r.iterations) == (reference.MAX_ITER, 4) and r.message.startswith("certificate claimed but not verified: ")
+    assert r.alpha is None
+
+
+def test_internal_wrappers_take_their_options_by_keyword():
+    G = np.eye(2)
+    for call in (lambda: E.nkp(G, 5, False), lambda: E.snkp(G, 5, False), lambda: E.nvn(G, 0.5, 5, False),
+                 lambda: E.snkpvn(G, [0.5, 0.5], 0.1, 5, False), lambda: E.isnkpvn(G, 2.0, 0.1, 5, False),
+                 lambda: E.perceptron(X2, Y2, "cyclic", None, 5, False), lambda: E.normalized_perceptron(X2, Y2, True, None, 5, False)):  # fmt: skip
+        with pytest.raises(TypeError):
+            call()
+    assert E.nkp(G=G, max_iter=5, trace=False).status == reference.SEPARATOR
+
+
+def test_isnkpvn_unverifiable_guard_certificate_is_refused():
+    """The E-A7 guard fires on ||q_0||_G = 2^-25 (the dyadic instance above); the certificate is
+    then verified strictly, ||q||_G < epsilon: refused for epsilon = 2^-25 (equality) and 1e-300."""
+    c = -1.0 + 2.0**-47
+    G = np.array([[1.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, c], [0.0, 0.0, c, 1.0]])
+    for eps in (2.0**-25, 1e-300):
+        r = reference.isnkpvn(G, 2.0, eps, engine="fast")
+        assert r.status == reference.MAX_ITER and r.message.startswith("certificate claimed but not verified: "), eps
+
+
+def test_primal_budgets_end_with_max_iter():
+    X, y = _infeasible_primal()
+    for fn in (reference.perceptron, reference.normalized_perceptron):
+        slow, fast = fn(X, y, max_iter=3), fn(X, y, max_iter=3, engine="fast")
+        assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message) == (reference.MAX_ITER, 3, "budget exhausted after 3 iterations")
+        assert fast.trace is None and fast.algorithm == slow.algorithm
