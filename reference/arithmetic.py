@@ -258,8 +258,13 @@ def pow2_exponent(a) -> int:
     """The e with max|a| = m 2^e, 1/2 <= m < 1 (0 for an all-zero or empty ``a``): multiplying
     ``a`` by 2^-e (``np.ldexp(a, -e)``) is exact and brings its largest entry into [1/2, 1)."""
     a = np.asarray(a, dtype=np.float64)
-    top = float(np.max(np.abs(a))) if a.size else 0.0
-    return int(np.frexp(top)[1]) if top > 0 else 0
+    return int(_exponents(np.max(np.abs(a)) if a.size else 0.0))
+
+
+def _exponents(top):
+    """The e with top = m 2^e, 1/2 <= m < 1, elementwise (0 where top is 0 or not finite)."""
+    top = np.asarray(top, dtype=np.float64)
+    return np.where(top > 0, np.frexp(top)[1], 0).astype(np.int64)
 
 
 def scale_rows_pow2(A):
@@ -275,12 +280,11 @@ def scale_rows_pow2(A):
         import scipy.sparse as sp
 
         A = A.tocsr()
-        top = abs(A).max(axis=1).toarray().ravel()
-        e = np.where(top > 0, np.frexp(top)[1], 0)
+        e = _exponents(abs(A).max(axis=1).toarray().ravel())
         return (sp.diags(np.ldexp(1.0, -e)) @ A).tocsr()
     A = np.asarray(A, dtype=np.float64)
-    e = np.array([pow2_exponent(row) for row in A], dtype=np.int64).reshape(-1, 1)
-    return np.ldexp(A, -e)
+    e = _exponents(np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0]))
+    return np.ldexp(A, -e.reshape(-1, 1))
 
 
 def rescale_pow2(A: np.ndarray, limit: int = 64) -> Tuple[np.ndarray, int]:
