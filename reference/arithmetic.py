@@ -268,8 +268,9 @@ def _exponents(top):
 
 
 def scale_rows_pow2(A):
-    """Each row of the float64 array ``A`` (or scipy CSR matrix) multiplied by the power of two
-    that brings its largest |entry| into [1/2, 1).
+    """Each row of the float64 array ``A`` (or scipy sparse matrix; either is read as float64, the
+    sparse one returned as CSR) multiplied by the power of two that brings its largest |entry|
+    into [1/2, 1).
 
     Exact (only entries more than 2^1074 times smaller than their row's largest underflow), and
     it changes no direction: ``x_i / ||x_i||`` and every normalized quantity is the same, bit for
@@ -277,11 +278,13 @@ def scale_rows_pow2(A):
     or underflow (||x|| < 1.5e-154).
     """
     if hasattr(A, "tocsr"):  # sparse: the same factors, O(nnz)
-        import scipy.sparse as sp
-
-        A = A.tocsr()
+        A = A.tocsr().astype(np.float64)  # a float64 copy, as the dense path reads A (np.asarray below)
+        A.sum_duplicates()
         e = _exponents(abs(A).max(axis=1).toarray().ravel())
-        return (sp.diags(np.ldexp(1.0, -e)) @ A).tocsr()
+        # each stored entry times 2^-e of its row by ldexp (exact), never through the factor 2^-e
+        # itself, which overflows for a row whose largest entry is below 2^-1024
+        A.data = np.ldexp(A.data, -np.repeat(e, np.diff(A.indptr)))
+        return A
     A = np.asarray(A, dtype=np.float64)
     e = _exponents(np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0]))
     return np.ldexp(A, -e.reshape(-1, 1))

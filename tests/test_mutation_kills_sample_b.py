@@ -1,0 +1,205 @@
+"""Tests written against the mutmut survivors of the second mutation sample (issue 13 item 8,
+benchmarks/mutation/sample_B.txt) and the survivors known outside the samples.
+
+Each was checked by hand: the mutated code fails the test, the original passes.  Expected values
+are closed forms (powers of two, exact rationals, hand-built instances), never our own output.
+"""
+
+import sys
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from reference import data_margin as DM
+from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, pow2_exponent, scale_rows_pow2
+from reference.exact import exact_matvec, exact_rank
+from reference.result import EXACT_CERTIFICATE_N, verify_certificate
+
+M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
+
+u = UNIT_ROUNDOFF
+
+
+# -- reference.arithmetic ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "a, e",
+    [
+        (np.array([-(2**63)], dtype=np.int64), 64),  # |a| = 2^63 = (1/2) 2^64; int64 abs would wrap to -2^63
+        (np.array([3, -128], dtype=np.int8), 8),  # |-128| = 128 = (1/2) 2^8; int8 abs wraps to -128
+        ([0.75, -(2**63)], 64),
+    ],
+)
+def test_pow2_exponent_of_integer_arrays_at_the_wrap_of_abs(a, e):
+    """max|a| = m 2^e with 1/2 <= m < 1 for the values a holds, also where the integer type's own
+    abs() overflows (the most negative integer): the entries are read as real numbers."""
+    assert pow2_exponent(a) == e
+    top = max(abs(Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(v)) for v in np.ravel(a))
+    assert Fraction(1, 2) <= top / Fraction(2) ** e < 1
+
+
+def _is_row_power_of_two_multiple(out_row, in_row):
+    """out = in * 2^k for one integer k, exactly, and max|out| in [1/2, 1) (or a zero row kept)."""
+    a = [Fraction(float(v)) for v in in_row]
+    b = [Fraction(float(v)) for v in out_row]
+    top = max(abs(v) for v in a)
+    if top == 0:
+        return all(v == 0 for v in b)
+    r = max(abs(v) for v in b) / top
+    k = r.numerator.bit_length() - r.denominator.bit_length()
+    return r == Fraction(2) ** k and all(x * r == y for x, y in zip(a, b)) and Fraction(1, 2) <= max(abs(v) for v in b) < 1
+
+
+def test_scale_rows_pow2_sparse_path_is_exact_for_rows_below_2_to_the_minus_1024():
+    """Every row times the power of two bringing its largest |entry| into [1/2, 1), exactly, on
+    both paths -- also a row whose largest entry is 2^-1070 (its factor 2^1069 is not a float64).
+    [Bug found here: the CSR path multiplied by the factor np.ldexp(1, -e) itself, which overflows
+    to inf for e <= -1024, and returned -inf for the entry -2^-1070.]"""
+    A = np.array([[0.25, 2.0**-1070], [0.0, -(2.0**-1070)], [0.0, 2.0**-1020], [0.0, 0.0], [1e308, -1e308]])
+    dense = scale_rows_pow2(A)
+    sparse = scale_rows_pow2(sp.csr_matrix(A))
+    assert sp.issparse(sparse) and sparse.format == "csr" and sparse.dtype == np.float64
+    np.testing.assert_array_equal(sparse.toarray(), dense)
+    for i in range(A.shape[0]):
+        assert _is_row_power_of_two_multiple(dense[i], A[i]), (i, dense[i])
+    assert dense[1, 1] == -0.5 and dense[0, 1] == 2.0**-1069
+    # a CSR matrix with duplicate entries stands for their sum: (1) + (-3) = -2 in the first place
+    D = sp.csr_matrix((np.array([1.0, -3.0, 1.0]), np.array([0, 0, 1]), np.array([0, 3])), shape=(1, 2))
+    np.testing.assert_array_equal(scale_rows_pow2(D).toarray(), [[-0.5, 0.25]])
+
+
+def test_scale_rows_pow2_sparse_path_reads_a_longdouble_matrix_as_float64():
+    """Both paths read A as float64 (the dense one by np.asarray(A, float64)): a row whose largest
+    entry is 1 - 2^-60 in long double (1.0 once read as float64) becomes 1/2 on both, in float64.
+    [Bug found by the survivors of _exponents: the CSR path kept the long doubles and took the
+    exponent of the rounded maximum, leaving (1 - 2^-60) / 2 < 1/2.]"""
+    t = np.longdouble(1) - np.longdouble(2) ** -60
+    if t == 1:  # long double is float64 on this platform: nothing to distinguish
+        pytest.skip("numpy.longdouble has no more precision than float64 here")
+    A = np.array([[t, 0.25], [3, 0]], dtype=np.longdouble)
+    dense = scale_rows_pow2(A)
+    sparse = scale_rows_pow2(sp.csr_matrix(A))
+    assert dense.dtype == np.float64 and sparse.dtype == np.float64
+    expected = np.array([[0.5, 0.125], [0.75, 0.0]])
+    np.testing.assert_array_equal(dense, expected)
+    np.testing.assert_array_equal(sparse.toarray(), expected)
+
+
+# -- reference.exact ----------------------------------------------------------------------------------
+
+
+def test_exact_matvec_keeps_wide_integers_of_a_list_exact():
+    """A nested list mixing an int beyond 2^53 with floats: (A x)_i exactly (numpy's inference
+    would round 2^53 + 1 to the float 2^53)."""
+    big = 2**53 + 1
+    assert exact_matvec([[big, 0.5], [1, 0.25]], [1, 2]) == [Fraction(big + 1), Fraction(3, 2)]
+    assert exact_matvec([[big, 1]], [1.0, -1.0]) == [Fraction(2**53)]
+
+
+def test_exact_rank_keeps_wide_integers_of_a_list_exact():
+    """Rows (2^53 + 1, 0.5) and (2^53, 0.5) differ by (1, 0): rank 2 over the rationals (read as
+    float64 both would be (2^53, 0.5): rank 1)."""
+    assert exact_rank([[2**53 + 1, 0.5], [2**53, 0.5]]) == 2
+    assert exact_rank([[2**53 + 1, 0.5], [2**54 + 2, 1]]) == 1
+
+
+# -- reference.margin -----------------------------------------------------------------------------------
+
+
+def _indefinite_2_2_psd_matrix(n):
+    """K = 2I - 11^T (diagonal 1, off-diagonal -1): every 2 x 2 principal submatrix is PSD
+    (eigenvalues 0 and 2), so check_gram's default O(n^2) test accepts it, but K 1 = (2 - n) 1."""
+    return 2 * np.eye(n) - np.ones((n, n))
+
+
+def test_exact_lower_refuses_a_witness_of_zero_K_norm():
+    """alpha with K alpha > 0 but ||alpha||_K = 0 (K not PSD): there is no alpha / ||alpha||_K to
+    take the quotient at, so _exact_lower certifies nothing (None), it does not divide by 0."""
+    K = _indefinite_2_2_psd_matrix(5)
+    alpha = np.array([-6.0, -6.0, -6.0, -2.0, 4.0])
+    Ka = [2 * Fraction(a) - sum(Fraction(b) for b in alpha) for a in alpha]  # (2I - 11^T) alpha
+    assert Ka == [4, 4, 4, 12, 24] and sum(Fraction(a) * k for a, k in zip(alpha, Ka)) == 0
+    M.check_gram(K, unit_diagonal=False, name="K")  # admitted as a Gram matrix
+    assert M._exact_lower(K, alpha, Arithmetic(None)) is None
+    ar = Arithmetic(30)
+    with ar.context():
+        assert M._exact_lower(ar.array(K), ar.array(alpha), ar) is None
+
+
+def test_upper_bound_is_rigorous_under_cancellation_in_p_K_p():
+    """upper_bound(K, p) >= ||p||_K / 1^T p exactly, for a K admitted as PSD up to round-off whose
+    p^T K p cancels: K = diag(1, [[0, -b], [-b, 0]]) (smallest eigenvalue -b = -2^-27, within
+    check_gram's tolerance), p = (s, 1, 1) with s = (2^27 + 1) 2^-40, 2b = fl(s^2) = s^2 - 2^-80.
+    Then p^T K p = s^2 - 2b = 2^-80 exactly, while the float evaluation gives fl(s^2) - 2b = 0:
+    only the a-priori allowance for the round-off of p^T K p keeps the bound above the true value."""
+    s = (2**27 + 1) * 2.0**-40
+    b = (2**53 + 2**27) * 2.0**-80
+    assert 2 * Fraction(b) == Fraction(s) ** 2 - Fraction(2) ** -80
+    K = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -b], [0.0, -b, 0.0]])
+    p = np.array([s, 1.0, 1.0])
+    hi = M.upper_bound(K, p)
+    # hi >= sqrt(2^-80) / (s + 2), squared and cleared of denominators
+    assert Fraction(hi) ** 2 * (Fraction(s) + 2) ** 2 >= Fraction(2) ** -80
+
+
+def test_infeasible_upper_is_minus_delta_within_the_facet_allowance():
+    """30 copies of z = 1 and 30 of z = -1 (K = z z^T, exact rank 1): the hull is [-1, 1] and the
+    margin relative to the span is -delta_max = -1 [RP14 Theorem 3, E-A3].  ``upper`` is -delta_max
+    up to the round-off allowance of the facet computation, 64 n u max_i ||z_i|| (tol_side is in
+    units of max_i ||z_i||): at most -1 + 128 n u here (twice the allowance, for the facet value's own
+    round-off), and certified: >= -1."""
+    z = np.array([1.0] * 30 + [-1.0] * 30)
+    n = z.size
+    m = M.margin(np.outer(z, z))
+    assert m.feasible is False
+    assert m.lower <= -1 <= m.upper <= -1 + 128 * n * u, (m.lower, m.upper)
+
+
+# -- reference.data_margin --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "X, y, Delta, true",
+    [
+        # z = (3, 4), (3, -4), (30, 0): min-norm point (3, 0), gamma = 3
+        (np.array([[3.0, 4.0], [-3.0, 4.0], [30.0, 0.0]]), np.array([1, -1, 1]), None, mpmath.mpf(3)),
+        # x = 1 (+1), x = -1 (-1), Delta = 1: patterns (1, 1, 0), (1, 0, -1), gamma_d = sqrt(1 + 1/2)
+        (np.array([[1.0], [-1.0]]), np.array([1, -1]), 1.0, mpmath.sqrt(mpmath.mpf(3) / 2)),
+    ],
+)
+def test_margin_from_data_method_names_its_witnesses(X, y, Delta, true):
+    """The method text says what ``lower`` and ``upper`` are (the witnesses u and beta, the lemma,
+    rounding accounted for), in the original space and in the extended one; the bounds hold."""
+    m = DM.margin_from_data(X, y, Delta=Delta)
+    assert m.method.endswith(
+        "; lower = min_k u.y_k/||u||, upper = ||sum beta_k y_k||/sum beta_k [RP14 Lemma 3], rounding bounded"
+    ), m.method
+    assert m.separable is True and m.lower <= true <= m.upper
+
+
+# -- reference.result -------------------------------------------------------------------------------
+
+
+def test_verify_certificate_reports_the_norm_of_p_as_stored_at_the_working_precision():
+    """At 30 digits, G = I except G_12 = G_21 = -1 + 2^-60 (not a float64: float64 reads it as -1),
+    p = (1/2, 1/2, 0, ...): ||p||_G^2 = (2 - 2 + 2^-59) / 4 = 2^-61.  With accuracy just above the
+    computed norm but below its rigorous round-off bound (n > EXACT_CERTIFICATE_N: no exact
+    fallback), the certificate is refused and the message reports ||p||_G = 2^-30.5 -- the norm
+    of the stored p in the working arithmetic, not of G rounded to float64 (which would be 0)."""
+    n = EXACT_CERTIFICATE_N + 8
+    ar = Arithmetic(30)
+    with ar.context():
+        G = ar.array(np.eye(n))
+        G[0, 1] = G[1, 0] = -1 + mpmath.mpf(2) ** -60
+        p = ar.zeros(n)
+        p[0] = p[1] = mpmath.mpf(1) / 2
+        norm = mpmath.sqrt(mpmath.mpf(2) ** -61)
+        accuracy = norm * (1 + mpmath.mpf(10) ** -15)
+        why = verify_certificate(G, p, accuracy, ar)
+    true = f"{2.0**-30.5:.3e}"
+    assert why.startswith(f"||p||_G = {true}, at most "), why
+    assert why.endswith(f"with its round-off, is not certified < {float(accuracy):.3e}"), why
