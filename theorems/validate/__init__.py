@@ -52,7 +52,7 @@ implementation lacks the capability).
   satisfying (8) / (7)).
 
 **Layer 3 -- ``strict=True``**: the trajectory agrees with the reference's step by step (rtol
-1e-6).  A divergence right after a near-tie decision of the reference (an argmin whose two best
+1e-6, atol 1e-9).  A divergence right after a near-tie decision of the reference (an argmin whose two best
 candidates are within 1e-9) is reported as a note and ends the comparison; any other divergence,
 or a different final status / counter, fails.
 

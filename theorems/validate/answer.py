@@ -55,7 +55,8 @@ def _state_dict(s) -> Dict[str, Any]:
 
 def normalize_answer(obj) -> Dict[str, Any]:
     """An implementation's return value (Result-like object or mapping) as a plain dict:
-    status, iterations, alpha, w, p (float64 vectors or None), trace (list of dicts or None)."""
+    status, iterations, alpha, w, p (float64 vectors or None), trace (list of dicts or None);
+    ``error`` when a vector was returned that is not a vector of numbers (e.g. ``[None, 1.0]``)."""
     status = _get(obj, "status")
     it = _get(obj, "iterations")
     try:
@@ -69,7 +70,7 @@ def normalize_answer(obj) -> Dict[str, Any]:
             tr = [_state_dict(s) for s in trace]
         except TypeError:
             tr = None
-    return {
+    out = {
         "status": status if isinstance(status, str) else (str(status) if status is not None else None),
         "iterations": it_int,
         "alpha": _vec(_get(obj, "alpha")),
@@ -77,3 +78,10 @@ def normalize_answer(obj) -> Dict[str, Any]:
         "p": _vec(_get(obj, "p")),
         "trace": tr,
     }
+    for key in ("alpha", "w", "p"):  # a vector that is not one is a wrong answer, not a missing vector
+        raw = _get(obj, key)
+        if raw is not None and out[key] is None:
+            shown = repr(raw) if len(repr(raw)) <= 60 else repr(raw)[:57] + "..."
+            out["error"] = f"{key} = {shown} is not a vector of numbers (return a 1-D array of floats, or None)"
+            break
+    return out

@@ -299,8 +299,10 @@ def _pt11_theory(algorithm, X, y, kernel, eps, Delta, args) -> Optional[_Theory]
 
 def _budget_and_answer(algorithm, X, y, G, args, bound, feasible, cap, budget):
     """(termination_required, max_iter, the reference's answer).  Where the bound fits in ``cap``
-    the budget is floor(bound) + 2 and "max_iter" fails; otherwise a budget large enough for the
-    reference to finish (or CAP_NO_BOUND when nothing is to be found); ``budget`` makes a
+    the budget is floor(bound) + 2 and "max_iter" fails; otherwise, where the reference finishes
+    within ``cap``, 20 times its count + 100 (at least CAP_NO_BOUND, at most ``cap``), and
+    CAP_NO_BOUND where it does not (on data certified infeasible, the Perceptrons, NKP and SNKP
+    have nothing to find: their reference runs only CAP_NO_BOUND); ``budget`` makes a
     budget-exhaustion case."""
     termination = bound is not None and bound + 2 <= cap
     if termination:
