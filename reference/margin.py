@@ -563,6 +563,8 @@ def min_norm_point(K, *, precision: Optional[int] = None, max_iter: int = DEFAUL
 def _span_coordinates(Kf: np.ndarray):
     """Points z_i in R^r with z_i . z_j = K_ij (r = numerical rank), and the map alpha(f).
 
+    r counts the eigenvalues of K above n 1000 eps max(max eig, 0), eps = 2^-52 (strictly above).
+
     Returns ``(Z, V_r, s_r)``: Z = V_r diag(sqrt(s_r)) (rows are the z_i).  A direction f in
     R^r corresponds to alpha = V_r diag(s_r^-1/2) f, for which K alpha = Z f and
     ||alpha||_K = ||f||.
@@ -608,8 +610,9 @@ def _origin_in_simplex(Z: np.ndarray, S: Tuple[int, ...]) -> bool:
 def _hyperplanes(Zs: np.ndarray, subsets: np.ndarray, tol_side: float):
     """Hyperplanes <a, z> = b through each r-subset of the rows of Zs (batched SVD).
 
-    Returns, for the subsets that are affinely independent and support the hull (all points
-    on one side, oriented so that <a, z_i> >= b), the arrays ``(rows, a, b)``.
+    Returns, for the subsets that are affinely independent (sigma_min of [Z_T, -1] above 1e-9
+    sigma_max) and support the hull (all points on one side within ``tol_side``, oriented so that
+    <a, z_i> >= b - tol_side), the arrays ``(rows, a, b)``.
     """
     B, r = subsets.shape
     M = np.empty((B, r, r + 1))
@@ -632,7 +635,11 @@ def _hyperplanes(Zs: np.ndarray, subsets: np.ndarray, tol_side: float):
 
 
 def _enumerate_facets(Zs: np.ndarray, r: int, tol_side: float, chunk: int = 8192):
-    """Best supporting hyperplane (max b) over all r-subsets; returns (b, a, subset) or None."""
+    """Best supporting hyperplane (max b) over all r-subsets; returns (b, a, subset) or None.
+
+    The subsets go to :func:`_hyperplanes` ``chunk`` at a time (memory); ties go to the first
+    subset in ``itertools.combinations`` order, whatever the chunk.
+    """
     nu = Zs.shape[0]
     best = None
     combos = itertools.combinations(range(nu), r)
@@ -652,11 +659,14 @@ def _enumerate_facets(Zs: np.ndarray, r: int, tol_side: float, chunk: int = 8192
 def _local_search(Zs: np.ndarray, r: int, tol_side: float, budget: int, rng: np.random.Generator):
     """Heuristic best facet when enumeration is too expensive; returns (b, a, subset or None).
 
-    Sampled r-subsets, smoothed ascent on the sphere of g(f) = min_i <f, z_i> from random
-    starts (polished to the hyperplane through the r most active points), then a pivoting
-    walk on the facet graph (swap one point, keep the hyperplane if it supports and is closer).
-    The number of hyperplanes computed is capped (about 5e7 / (r^3 + n r) of them), so for
-    large rank the search is coarse.  Whatever it finds is only a LOWER bound.
+    min(budget, cap // 4) sampled r-subsets, smoothed ascent on the sphere of g(f) = min_i <f, z_i>
+    from 32 random starts (polished to the hyperplane through the r most active points), then a
+    pivoting walk on the facet graph: each round tries the r (n - r) single swaps of the best
+    subset so far -- or, when they exceed the budget left, the swaps with the (cap - used) // (2 r)
+    points nearest its hyperplane -- and stops when a round does not improve.  At most
+    cap = max(2000, int(5e7 / (r^3 + n r))) hyperplanes are computed, so for large rank the search
+    is coarse; they go to :func:`_hyperplanes` in blocks of int(4e6 // (r (r + 1) + n)) subsets
+    (memory: about 4e6 numbers per block).  Whatever it finds is only a LOWER bound.
     """
     nu = Zs.shape[0]
     cap = max(2_000, int(5e7 / (r**3 + nu * r)))
@@ -761,7 +771,7 @@ def margin(
         Which object the interval is about.  ``"matrix"`` (default): K exactly as stored; every
         bound is rigorous for it and re-checkable with :func:`reference.verify_margin_exact`.
         ``"span"``: the data K approximates -- K restricted to its numerical span (the rank-r
-        matrix K_r of K's eigenvalues above n 1000 u max eig), the relative margin of RP14's
+        matrix K_r of K's eigenvalues above n 1000 eps max eig, eps = 2^-52), the relative margin of RP14's
         erratum E-A3 for data of rank r: an infeasible data set gets ``feasible=False`` and
         ``upper = -delta_max^rel`` (exact up to the round-off of the facet computations) even
         when rounding gave K full exact rank.  ``lower`` is rigorous for K as stored in both.
