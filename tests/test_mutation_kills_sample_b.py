@@ -5,7 +5,9 @@ Each was checked by hand: the mutated code fails the test, the original passes. 
 are closed forms (powers of two, exact rationals, hand-built instances), never our own output.
 """
 
+import re
 import sys
+import types
 from fractions import Fraction
 
 import mpmath
@@ -16,9 +18,12 @@ import scipy.sparse as sp
 from reference import data_margin as DM
 from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, pow2_exponent, scale_rows_pow2
 from reference.exact import exact_matvec, exact_rank
-from reference.result import EXACT_CERTIFICATE_N, verify_certificate
+from reference.patterns import make_patterns
+from reference.result import EXACT_CERTIFICATE_N, verify_certificate, verify_separator_patterns, verify_separator_primal
 
-M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
+M = sys.modules["reference.margin"]
+DYN = sys.modules["reference.dynamic_margin"]
+SMOOTHED = sys.modules["reference.smoothed"]  # the package re-exports the function `margin` under the module's name
 
 u = UNIT_ROUNDOFF
 
@@ -203,3 +208,77 @@ def test_verify_certificate_reports_the_norm_of_p_as_stored_at_the_working_preci
     true = f"{2.0**-30.5:.3e}"
     assert why.startswith(f"||p||_G = {true}, at most "), why
     assert why.endswith(f"with its round-off, is not certified < {float(accuracy):.3e}"), why
+
+
+# -- reference.dynamic_margin -------------------------------------------------------------------------
+
+
+def _rejected_index(why: str) -> int:
+    """The pattern a verifier's message names ("y_i <w, x_i> = ... is not > 0 beyond round-off")."""
+    match = re.match(r"y_(\d+) <w, x_\1> = .* is not > 0 beyond round-off", why)
+    assert match, why
+    return int(match.group(1))
+
+
+def _first_unverified_cases():
+    """(patterns, a, arithmetic): separators the verifier rejects, some exactly at its allowance."""
+    U = 2.0**-1074
+    # a . y_0 = 6 U is exactly the allowance (2K + 4) U of a 1-coordinate pattern (the relative
+    # term underflows to 0); a . y_1 = 12 U is above it
+    yield make_patterns(np.array([[1.0], [2.0]]), np.array([1, 1]), rho=None, Delta=None), np.array([6 * U]), None
+    # y = l [x, rho, Delta e_k]: margins a.y_k with the bias and the extended coordinates counted
+    P = make_patterns(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([1, -1, 1]), rho=2.0, Delta=0.5)
+    yield P, np.array([1.0, 1.0, 0.25, 0.0, -1.0, 0.0]), None  # y_0: 1 + 0.5 = 1.5; y_1: -(1 + 0.5) + 0.5 = -1 < 0
+    yield P, np.array([1.0, -1.0, -0.25, 0.0, 8.0, 0.0]), None  # y_0: 0.5; y_1: 1 - 0.5 + 4 = 4.5; y_2: -0.5
+    yield P, np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 30  # the zero vector: every margin 0 = its allowance 0 at 30 digits
+    yield P, np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0]), 30  # y_1 . a = -1
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_first_unverified_is_the_pattern_the_verifier_rejects(case):
+    """_unverified_update: "such a pattern counts as a mistake ... The exit test and the verification
+    thus agree" -- the pattern _first_unverified picks is the first one the verifier rejects (``not
+    a.y_k > allowance``), also exactly at the allowance, in float64 and at 30 digits."""
+    P, a, dps = list(_first_unverified_cases())[case]
+    ar = Arithmetic(dps)
+    with ar.context():
+        if dps is None:
+            why = verify_separator_patterns(P.data, P.indices, P.indptr, P.labels, P.rho, P.Delta, a, P.n_features)
+        else:
+            a = ar.array(a)
+            why = verify_separator_primal(ar.array(P.dense()), a)
+        pb = types.SimpleNamespace(P=P, P_verify=None, verified_on=P, ar=ar)
+        assert DYN._first_unverified(pb, a) == _rejected_index(why)
+
+
+# -- reference.smoothed -----------------------------------------------------------------------------
+
+
+def _gram_with_one_pair(c, ar):
+    """The 4 x 4 normalized Gram matrix I with G_12 = G_21 = c (PSD for |c| <= 1)."""
+    G = ar.array(np.eye(4))
+    G[0, 1] = G[1, 0] = c
+    return G
+
+
+@pytest.mark.parametrize(
+    "dps, c, indistinguishable",
+    [
+        # q = (1/2, 1/2, 0, 0): ||q||_G^2 = (1 + c) / 2, against the guard n eps = 4 eps
+        (None, 2.0**-49 - 1, True),  # (1 + c) / 2 = 2^-50 = 4 * 2^-52: exactly the guard (every step exact)
+        (None, 2.0**-53 - 1, True),  # 2^-54: below
+        (None, 2.0**-39 - 1, False),  # 2^-40: above
+        (None, -1.0, True),  # 0
+        (30, "-1 + 2^-60", False),  # 2^-61 at 30 digits, far above 4e-30 (G_12 is no float64: float64 reads -1, norm 0)
+    ],
+)
+def test_indistinguishable_from_zero_is_the_guard_norm_squared_at_most_n_eps(dps, c, indistinguishable):
+    """[E-A7] ||q||_G^2 <= n eps (eps of the arithmetic: 2^-52, or 10^-dps), with ||q||_G in the
+    working arithmetic; at the guard itself q counts as zero."""
+    ar = Arithmetic(dps)
+    with ar.context():
+        c = -1 + mpmath.mpf(2) ** -60 if c == "-1 + 2^-60" else c
+        G = _gram_with_one_pair(c, ar)
+        q = ar.array(np.array([0.5, 0.5, 0.0, 0.0]))
+        pb = types.SimpleNamespace(G=G, ar=ar)
+        assert bool(SMOOTHED._indistinguishable_from_zero(pb, q)) is indistinguishable
