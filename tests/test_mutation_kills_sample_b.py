@@ -282,3 +282,29 @@ def test_indistinguishable_from_zero_is_the_guard_norm_squared_at_most_n_eps(dps
         q = ar.array(np.array([0.5, 0.5, 0.0, 0.0]))
         pb = types.SimpleNamespace(G=G, ar=ar)
         assert bool(SMOOTHED._indistinguishable_from_zero(pb, q)) is indistinguishable
+
+
+def test_local_search_capped_round_at_the_floor_of_the_cap(monkeypatch):
+    """100 centred points in R^30: 5e7 / (30^3 + 100 * 30) = 1666 < 2000, so the cap is its floor,
+    2000 hyperplanes (_local_search's docstring).  The sample takes 469 subsets, the ascent 32; the
+    first walk round's r (n - r) = 2100 swaps exceed the 2000 - 501 = 1499 left, so it tries the
+    swaps with the (cap - used) // (2 r) = 1499 // 60 = 24 points nearest the facet: 720 subsets
+    (a floor of 2001 would give 1500 // 60 = 25 points)."""
+    nu, r = 100, 30
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((nu, r))
+    Z -= Z.mean(axis=0)  # the origin is inside the hull: every facet supports it
+    Zs = Z / np.max(np.linalg.norm(Z, axis=1))
+    sizes, found = [], []
+    real = M._hyperplanes
+
+    def spy(Zs, subsets, tol_side):
+        out = real(Zs, subsets, tol_side)
+        sizes.append(len(subsets))
+        found.append(out[0].size > 0)
+        return out
+
+    monkeypatch.setattr(M, "_hyperplanes", spy)
+    M._local_search(Zs, r, 1e-10, 469, np.random.default_rng(0))
+    assert any(found[:2])  # a supporting facet before the walk: the walk runs
+    assert sizes[:3] == [469, 32, r * ((2000 - 469 - 32) // (2 * r))] == [469, 32, 720]
