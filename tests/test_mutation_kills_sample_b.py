@@ -308,3 +308,43 @@ def test_local_search_capped_round_at_the_floor_of_the_cap(monkeypatch):
     M._local_search(Zs, r, 1e-10, 469, np.random.default_rng(0))
     assert any(found[:2])  # a supporting facet before the walk: the walk runs
     assert sizes[:3] == [469, 32, r * ((2000 - 469 - 32) // (2 * r))] == [469, 32, 720]
+
+
+_WITNESSES = "lower = min_k u.y_k/||u||, upper = ||sum beta_k y_k||/sum beta_k [RP14 Lemma 3], rounding bounded"
+
+
+@pytest.mark.parametrize(
+    "X, y, verdict",
+    [
+        # z = (3, 4), (3, -4), (30, 0): separable, min-norm point (3, 0) on the first two (support 2)
+        (np.array([[3.0, 4.0], [-3.0, 4.0], [30.0, 0.0]]), np.array([1, -1, 1]), True),
+        # z = (0.1, 1e-20), (-0.3, 1e-20): separable exactly (by (0, 1)), margin ~1e-20, far below
+        # float64's round-off: neither certified nor refuted
+        (np.array([[0.1, 1e-20], [-0.3, 1e-20]]), np.array([1, 1]), None),
+    ],
+)
+def test_margin_from_data_wolfe_method_text_in_full(X, y, verdict):
+    """The primal-Wolfe branch says its verdict, the cycles and support it reports in ``info`` and
+    ``u`` (no polishing here: the first instance is exact, the second is not separable in float64
+    beyond round-off), and what the bounds are."""
+    m = DM.margin_from_data(X, y)
+    assert m.separable is verdict
+    assert set(m.info) == {"wolfe_cycles", "wolfe_converged"} and m.info["wolfe_cycles"] >= 1
+    word = "separable" if verdict else "undecided"
+    assert m.method == (
+        f"{word}: Wolfe min-norm point in primal form ({m.info['wolfe_cycles']} cycles, support 2); " + _WITNESSES
+    ), m.method
+
+
+def test_margin_from_data_gordan_method_text_in_full():
+    """x = 1 and x = -1, both labelled +1: z_1 + z_2 = 0, Gordan's certificate c = (1/2, 1/2) on
+    2 points; upper = 0 exact, lower = -R the trivial bound -- and the text says exactly that."""
+    m = DM.margin_from_data(np.array([[1.0], [-1.0]]), np.array([1, 1]))
+    assert m.separable is False and m.upper == 0 and m.lower == -m.R and m.R >= 1
+    support, c = m.gordan
+    assert support == (0, 1) and c[0] == c[1] > 0 and m.info == {"support": 2}  # c_1 z_1 + c_2 z_2 = 0 exactly
+    assert m.method == (
+        "not separable: 0 = sum_k c_k y_k with c >= 0 on 2 points, verified exactly in rational arithmetic "
+        "(Gordan, [RP14 Lemma 6]); upper = 0 exact; lower = -R is only the trivial bound (the negative "
+        "margin is NOT certified tight)"
+    )
