@@ -585,7 +585,10 @@ def _origin_in_simplex(Z: np.ndarray, S: Tuple[int, ...]) -> bool:
     A p = e, A = [Z_S^T; 1^T], e = (0, ..., 0, 1); with c = fl(A p) - e the exact solution is
     within ||c + gamma_{r+2} (|A||p| + e)|| / sigma_min(A) of p, so every weight > 0 beyond that
     puts 0 in the hull  [RP14 Theorem 2: m <= 0].  sigma_min is lowered by (r+1) 64 u sigma_max to
-    cover its own round-off.  Exact for the span coordinates Z (the object of ``of='span'``).
+    cover its own round-off.  The rule: True exactly when min(p) > 2 ||res||_2 / s_min, with
+    res = |c| + gamma_{r+2} (|A||p| + e), gamma_k = k u / (1 - k u), u = 2^-53 and
+    s_min = sigma_min - (r+1) 64 u sigma_max > 0 (the factor 2: slack for the rounding of the
+    bound itself).  Exact for the span coordinates Z (the object of ``of='span'``).
     """
     r = Z.shape[1]
     if len(S) != r + 1:

@@ -1,0 +1,88 @@
+"""Tests written against the survivors of the full mutmut 3.8.1 screen of reference/margin.py in
+the facet machinery (issue 13 item 8: _origin_in_simplex, _hyperplanes, _span_coordinates,
+_enumerate_facets, _gauss_mp, _solve_mp).  Each test checks a property that follows from the math
+or from a docstring -- a closed-form instance in exact rationals, a documented rule on both sides
+of its threshold -- and each was run by hand against the mutated code it is meant to kill.
+Survivors not killed here are argued in benchmarks/mutation/margin_facets_equivalent.md.
+"""
+
+import math
+import sys
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+import reference  # noqa: F401  (imports the package; the module is reached through sys.modules)
+
+M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
+U = 2.0**-53
+
+
+# -- _origin_in_simplex: the documented certification rule, on both sides of its threshold ------
+
+
+def _rule_threshold(Z, p):
+    """The threshold of _origin_in_simplex's docstring, 2 ||res||_2 / s_min, computed apart from
+    the code: res = |c| + gamma_{r+2} (|A||p| + e) in exact rationals (c = fl(A p) - e is the
+    docstring's definition, a float computation), sigma_min and sigma_max at 50 digits."""
+    r = Z.shape[1]
+    A = np.vstack([Z.T, np.ones(r + 1)])
+    e = np.zeros(r + 1)
+    e[-1] = 1.0
+    c = A @ p - e
+    u = Fraction(U)
+    g = (r + 2) * u / (1 - (r + 2) * u)
+    res = [
+        abs(Fraction(c[i])) + g * (sum(abs(Fraction(A[i, j])) * abs(Fraction(p[j])) for j in range(r + 1)) + Fraction(e[i]))
+        for i in range(r + 1)
+    ]
+    with mpmath.workdps(50):
+        sv = mpmath.svd_r(mpmath.matrix(A.tolist()), compute_uv=False)
+        sv = sorted(sv[i] for i in range(r + 1))
+        s_min = sv[0] - (r + 1) * 64 * mpmath.mpf(U) * sv[-1]
+        norm = mpmath.sqrt(mpmath.fsum(mpmath.mpf(x.numerator) ** 2 / mpmath.mpf(x.denominator) ** 2 for x in res))
+        return float(2 * norm / s_min)
+
+
+def _near_vertex(m, j=0):
+    """Span points z_0 = -m u, z_1 = 1 - m u (r = 1): the origin's exact barycentric weights are
+    (1 - m u, m u) -- both floats, and np.linalg.solve finds them exactly.  With j > 0 the weights
+    handed to the check are (1 - (m - j) u, m u): one correction off, so fl(p_0 + p_1) - 1 = j u
+    (for even j) and the residual c is not zero."""
+    b = m * U
+    a = 1.0 - b
+    Z = np.array([[-b], [a]])
+    return Z, np.array([a + j * U, b])
+
+
+@pytest.mark.parametrize("j", [0, 2, 4])
+def test_origin_in_simplex_certifies_exactly_beyond_its_documented_threshold(monkeypatch, j):
+    """The origin sits m u from the vertex z_0 (weight m u on z_1, exactly): inside, but by only
+    ~20 round-off units.  The docstring's rule certifies it exactly when m u > 2 ||res|| / s_min;
+    here that threshold is ~19 u (j = 0: c = 0, the gamma term alone) or ~26 u, ~32 u (j = 2, 4:
+    the residual c = (~0, j u) adds to it).  Weights 10 % below the threshold are not certified,
+    10 % above they are.  Mutants: gamma / 2 (``2 - (r+2) u``), ``|c| - gamma ...``,
+    ``gamma / (|A||p| + e)``, ``|A||p| - e``, ``3 ||res||``: each moves the threshold by a factor
+    >= 1.3 and flips one side."""
+    real_solve = np.linalg.solve
+    if j:  # hand the check the weights one correction off (the rule holds for whatever p it checks)
+        monkeypatch.setattr(np.linalg, "solve", lambda A, e: p.copy())
+    T = _rule_threshold(*_near_vertex(20, j))
+    assert 15 * U < T < 40 * U  # the family does sit at the round-off scale
+    below, above = math.floor(0.9 * T / U), math.ceil(1.1 * T / U)
+    for m, expected in ((below, False), (above, True)):
+        Z, p = _near_vertex(m, j)
+        if not j:
+            A = np.vstack([Z.T, np.ones(2)])
+            assert np.array_equal(real_solve(A, np.array([0.0, 1.0])), p)  # the exact weights
+        T_m = _rule_threshold(Z, p)
+        assert (p.min() < 0.95 * T_m) if expected is False else (p.min() > 1.05 * T_m)
+        assert M._origin_in_simplex(Z, (0, 1)) is expected, (m, j, T_m / U)
+
+
+def test_origin_in_simplex_wants_r_plus_1_points():
+    Z, _ = _near_vertex(1000)
+    assert M._origin_in_simplex(Z, (0, 1))
+    assert not M._origin_in_simplex(Z, (0,))
