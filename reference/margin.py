@@ -614,7 +614,8 @@ def _hyperplanes(Zs: np.ndarray, subsets: np.ndarray, tol_side: float):
     """Hyperplanes <a, z> = b through each r-subset of the rows of Zs (batched SVD).
 
     Returns, for the subsets that are affinely independent (sigma_min of [Z_T, -1] above 1e-9
-    sigma_max) and support the hull (all points on one side within ``tol_side``, oriented so that
+    sigma_max, and the normal part a of the unit null vector (a, b) of norm above 1e-12) and
+    support the hull (all points on one side within ``tol_side``, oriented so that
     <a, z_i> >= b - tol_side), the arrays ``(rows, a, b)``.
     """
     B, r = subsets.shape

@@ -86,3 +86,60 @@ def test_origin_in_simplex_wants_r_plus_1_points():
     Z, _ = _near_vertex(1000)
     assert M._origin_in_simplex(Z, (0, 1))
     assert not M._origin_in_simplex(Z, (0,))
+
+
+# -- _hyperplanes: the two documented cuts of affine independence, at the cut and one ulp above -
+
+
+def _svd_with(monkeypatch, edit):
+    """np.linalg.svd as numpy computes it, then ``edit(sv, vh)`` in place (a pinned value)."""
+    real = np.linalg.svd
+
+    def svd(A, *args, **kwargs):
+        out = real(A, *args, **kwargs)
+        edit(out[1], out[2])
+        return out
+
+    monkeypatch.setattr(np.linalg, "svd", svd)
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_hyperplanes_sigma_cut_is_strict(monkeypatch, above):
+    """sigma_min of [Z_T, -1] pinned to exactly 1e-9 sigma_max: not 'above', so no hyperplane; one
+    ulp higher, the line through the two points (y = 0.8, oriented towards the third point).
+    Mutant: ``>=`` (takes the pair at the cut)."""
+
+    def pin(sv, vh):
+        cut = 1e-9 * sv[:, 0]
+        sv[:, -1] = np.nextafter(cut, np.inf) if above else cut
+
+    Zs = np.array([[0.6, 0.8], [-0.6, 0.8], [0.0, -1.0]])
+    _svd_with(monkeypatch, pin)
+    rows, a, b = M._hyperplanes(Zs, np.array([[0, 1]]), 1e-10)
+    if not above:
+        assert rows.size == 0
+    else:
+        assert rows.tolist() == [0]
+        assert np.allclose(a[0], [0.0, -1.0], atol=1e-15) and abs(b[0] + 0.8) < 1e-15
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_hyperplanes_normal_cut_is_strict(monkeypatch, above):
+    """r = 1, the 'hyperplane' through z = 1e12 is the point itself: its unit null vector is
+    (1, 1e12) / sqrt(1 + 1e24) ~ (1e-12, 1).  With the normal part pinned to exactly 1e-12 it is
+    refused (the cut is 'above 1e-12'); one ulp higher it gives a = -1, b = -1e12 (oriented
+    towards the other point, 0; tol_side 1e-3 covers the ulps of 1e12).  Mutant: ``na >= 1e-12``."""
+
+    def pin(sv, vh):
+        x = np.nextafter(1e-12, np.inf) if above else 1e-12
+        vh[:, 1, :] = [x, 1.0]
+
+    assert np.linalg.norm(np.array([[1e-12]]), axis=1)[0] == 1e-12  # the cut is hit exactly
+    Zs = np.array([[1e12], [0.0]])
+    _svd_with(monkeypatch, pin)
+    rows, a, b = M._hyperplanes(Zs, np.array([[0]]), 1e-3)  # 1e-3: a few ulps of 1e12
+    if not above:
+        assert rows.size == 0
+    else:
+        assert rows.tolist() == [0] and a[0].tolist() == [-1.0]
+        assert b[0] == -1.0 / np.nextafter(1e-12, np.inf)
