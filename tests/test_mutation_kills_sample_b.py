@@ -16,8 +16,8 @@ import pytest
 import scipy.sparse as sp
 
 from reference import data_margin as DM
-from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, pow2_exponent, scale_rows_pow2
-from reference.exact import exact_matvec, exact_rank
+from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, g_norm_upper, pow2_exponent, scale_rows_pow2
+from reference.exact import exact_matvec, exact_rank, rational
 from reference.patterns import make_patterns
 from reference.result import EXACT_CERTIFICATE_N, verify_certificate, verify_separator_patterns, verify_separator_primal
 
@@ -208,6 +208,23 @@ def test_verify_certificate_reports_the_norm_of_p_as_stored_at_the_working_preci
     true = f"{2.0**-30.5:.3e}"
     assert why.startswith(f"||p||_G = {true}, at most "), why
     assert why.endswith(f"with its round-off, is not certified < {float(accuracy):.3e}"), why
+
+
+
+@pytest.mark.parametrize("dps", [None, 30])
+def test_verify_certificate_decides_exactly_when_its_bound_equals_the_accuracy(dps):
+    """strict: ||p||_G < accuracy.  With accuracy equal to the a-priori bound on ||p||_G itself the
+    bound cannot decide (it is not < accuracy), so for n <= EXACT_CERTIFICATE_N p^T G p is compared
+    with accuracy^2 exactly: here 0.1 (the float) < accuracy^2, so p is a certificate."""
+    ar = Arithmetic(dps)
+    with ar.context():
+        G = ar.array(np.array([[1.0, -0.8], [-0.8, 1.0]]))
+        p = ar.array(np.array([0.5, 0.5]))  # p^T G p = (2 - 1.6) / 4 = 0.1 (of the stored -0.8)
+        accuracy = g_norm_upper(G, p, ar)
+        Q = sum(Fraction(0.25) * Fraction(float(G[i, j])) for i in range(2) for j in range(2))
+        assert Q < rational(accuracy) ** 2
+        assert verify_certificate(G, p, accuracy, ar, strict=True) == ""
+        assert verify_certificate(G, p, accuracy, ar, strict=False) == ""
 
 
 # -- reference.dynamic_margin -------------------------------------------------------------------------
