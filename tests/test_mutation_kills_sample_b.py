@@ -365,3 +365,40 @@ def test_margin_from_data_gordan_method_text_in_full():
         "(Gordan, [RP14 Lemma 6]); upper = 0 exact; lower = -R is only the trivial bound (the negative "
         "margin is NOT certified tight)"
     )
+
+
+def _minus_delta_2d(points):
+    """-delta_max for integer points in R^2 whose hull holds the origin: minus the distance from the
+    origin to the nearest supporting line through two of the points (an edge line of the hull)
+    [RP14 Theorem 3], in 50-digit arithmetic."""
+    P = sorted(set(map(tuple, points)))
+    with mpmath.workdps(50):
+        dist = []
+        for (ax, ay), (bx, by) in ((a, b) for i, a in enumerate(P) for b in P[i + 1 :]):
+            nx, ny = by - ay, ax - bx
+            c = nx * ax + ny * ay
+            side = [nx * x + ny * y - c for x, y in P]
+            if all(v <= 0 for v in side) or all(v >= 0 for v in side):
+                dist.append(abs(mpmath.mpf(c)) / mpmath.sqrt(nx * nx + ny * ny))
+        return -min(dist)
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [[-7, 9], [5, 9], [-8, 4], [-4, 1], [8, -4], [4, -6], [-3, 9], [-1, 0], [-4, -7], [-1, 2], [-1, 5],
+         [-3, 2], [5, 8], [-1, -9], [4, 1], [7, -1], [-3, -8], [-1, 3], [5, 7], [-5, 2], [6, -5], [-3, 6]],
+        [[1, 1], [3, -9], [3, 5], [5, 4], [-8, -4], [8, -1], [-9, 5], [-6, 6], [5, -5], [2, 5], [-3, -1], [9, 9],
+         [-9, 7], [9, -3], [2, -3], [8, 0], [5, 9], [4, -7], [-2, 1], [2, 3], [9, 4], [9, -8], [-5, 2], [3, -1]],
+    ],
+)
+def test_infeasible_margin_of_integer_points_brackets_minus_delta(points):
+    """Integer points in R^2 around the origin (K = Z Z^T exact, rank 2): lower <= -delta_max <=
+    upper with -delta_max from the edge lines in 50 digits.  The facet value carries a round-off of
+    a few u max_i ||z_i|| (here up to ~8e-15 below -delta_max), which the allowance 64 n u max_i ||z_i||
+    must cover."""
+    Z = np.array(points, dtype=float)
+    m = M.margin(Z @ Z.T)
+    true = _minus_delta_2d(points)
+    assert m.feasible is False
+    assert mpmath.mpf(m.lower) <= true <= mpmath.mpf(m.upper), (m.lower, float(true), m.upper)
