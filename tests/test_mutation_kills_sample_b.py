@@ -227,6 +227,42 @@ def test_verify_certificate_decides_exactly_when_its_bound_equals_the_accuracy(d
         assert verify_certificate(G, p, accuracy, ar, strict=False) == ""
 
 
+
+def test_verify_certificate_at_norm_equal_to_the_accuracy_decided_exactly():
+    """p = (1/2, 1/2) and G with g11 + 2 g12 + g22 = 1 exactly (floats as stored): ||p||_G = 1/2
+    exactly, though float64 computes 0.49999999999999994.  strict (||p||_G < accuracy) at
+    accuracy = 1/2 must refuse, non-strict accepts; and non-strict at accuracy = the computed
+    0.49999999999999994 (< ||p||_G) must refuse: the exact comparison decides (n = 2)."""
+    ar = Arithmetic(None)
+    G = np.array([[1.9404908970831065, -0.6340525375340301], [-0.6340525375340301, 0.32761417798495374]])
+    p = np.array([0.5, 0.5])
+    assert sum(Fraction(p[i]) * Fraction(G[i, j]) * Fraction(p[j]) for i in range(2) for j in range(2)) == Fraction(1, 4)
+    below = 0.49999999999999994
+    assert below < 0.5 and float(np.sqrt(p @ (G @ p))) == below  # the float norm errs low
+    why = verify_certificate(G, p, 0.5, ar, strict=True)
+    assert why == "||p||_G = 5.000e-01, at most 5.000e-01 with its round-off, is not certified < 5.000e-01", why
+    assert verify_certificate(G, p, 0.5, ar, strict=False) == ""
+    why = verify_certificate(G, p, below, ar, strict=False)
+    assert why.startswith("||p||_G = 5.000e-01, at most 5.000e-01 with its round-off, is not certified <= "), why
+
+
+def test_verify_certificate_strict_needs_its_bound_below_the_accuracy_beyond_the_exact_size():
+    """n > EXACT_CERTIFICATE_N (no exact fallback): strict, with accuracy equal to the rigorous bound
+    on ||p||_G, is not certified (the bound is not < accuracy); non-strict is."""
+    n = EXACT_CERTIFICATE_N + 8
+    ar = Arithmetic(None)
+    G = np.eye(n)
+    G[0, 1] = G[1, 0] = -0.8
+    p = np.zeros(n)
+    p[0] = p[1] = 0.5
+    bound = g_norm_upper(G, p, ar)
+    why = verify_certificate(G, p, bound, ar, strict=True)
+    assert why.startswith("||p||_G = 3.162e-01, at most ") and why.endswith(
+        f"with its round-off, is not certified < {bound:.3e}"
+    ), why
+    assert verify_certificate(G, p, bound, ar, strict=False) == ""
+
+
 # -- reference.dynamic_margin -------------------------------------------------------------------------
 
 
