@@ -307,3 +307,199 @@ def test_local_search_ascent_ends_on_edges_of_a_polygon(monkeypatch):
     asc = calls[1][0]
     assert asc.shape == (32, 2)
     assert all((j - i) % k in (1, k - 1) for i, j in asc.tolist()), asc.tolist()
+
+
+# -- margin(): the verdicts and texts around the exact-rank decision ----------------------------
+
+
+def _rotated_triangle():
+    """Three unit vectors 120 degrees apart (turned by 0.1 rad): the origin is inside their hull,
+    m = -1/2 in the plane; the float Gram matrix has exact rank 3 (its entries are rounded)."""
+    th = 2 * np.pi * np.arange(3) / 3 + 0.1
+    Z = np.c_[np.cos(th), np.sin(th)]
+    return Z @ Z.T
+
+
+def test_margin_undecided_for_k_as_stored_says_why_in_full():
+    """The rounded Gram matrix of an infeasible planar triangle: numerically of rank 2, exactly of
+    rank 3 (checked), so the facets of the rank-2 matrix bracket m(K) without deciding its sign.
+    The method names the rank, the subsets, and where each bound comes from."""
+    from reference.exact import exact_rank
+
+    K = _rotated_triangle()
+    assert exact_rank(K) == 3
+    m = M.margin(K)
+    assert m.feasible is None and m.lower < 0 < m.upper
+    assert abs(m.value + 0.5) < 1e-12  # -delta_max^rel of the rank-2 matrix: the inradius 1/2
+    expected = (
+        "undecided for K as stored: K is within round-off of a matrix of rank 2 whose hull holds the "
+        "origin (value = -delta_max^rel of that matrix, from all C(3, 2) = 3 point subsets [RP14 "
+        "Theorem 3, E-A3]), but K itself has exact rank > 2, so its own margin is only bracketed: "
+        "lower from the facet normal (alpha-form), upper = ||p*||_K of the min-norm point [RP14 Lemma 3]"
+    )
+    assert m.method.split("; ")[0] == expected, m.method
+
+
+def _integer_points(n, seed=0):
+    pts = np.array([(i, j) for i in range(-5, 6) for j in range(-5, 6) if (i, j) != (0, 0)], dtype=float)
+    return pts[np.random.default_rng(seed).permutation(len(pts))[:n]]
+
+
+def test_margin_decides_exact_rank_up_to_exact_rank_n_points():
+    """Integer points of the plane around the origin: K = Z Z^T is an integer matrix of exact rank 2,
+    so for n <= EXACT_RANK_N = 60 points the facet enumeration certifies m(K) = -delta_max < 0
+    (feasible False, upper < 0); beyond 60 points the exact rank is not computed (documented
+    cost limit) and the verdict stays undecided.  Mutant: ``n < EXACT_RANK_N``."""
+    assert M.EXACT_RANK_N == 60
+    Z60 = _integer_points(60)
+    m = M.margin(Z60 @ Z60.T)
+    assert m.feasible is False and m.upper < 0 and m.method.startswith("infeasible: complete enumeration")
+    _assert_brackets_minus_delta(Z60, m)
+    Z61 = _integer_points(61)
+    m = M.margin(Z61 @ Z61.T)
+    assert m.feasible is None and m.method.startswith("undecided for K as stored")
+    _assert_brackets_minus_delta(Z61, m)
+
+
+def _assert_brackets_minus_delta(Z, m):
+    """lower <= -delta <= upper in exact rationals, delta = the distance from the origin to the
+    nearest edge of the hull of the integer points Z (brute force over the supporting lines), so
+    -delta = m(Z Z^T) [RP14 Theorem 3].  The mutant that divides the facet allowance by n
+    instead of multiplying puts upper below -delta."""
+    from fractions import Fraction
+
+    P = [(int(x), int(y)) for x, y in Z]
+    d2 = None  # delta^2
+    for i in range(len(P)):
+        for j in range(i + 1, len(P)):
+            (ax, ay), (bx, by) = P[i], P[j]
+            sides = [(bx - ax) * (y - ay) - (by - ay) * (x - ax) for x, y in P]
+            if min(sides) >= 0 or max(sides) <= 0:  # a supporting line of the hull
+                cross, len2 = ax * by - ay * bx, (bx - ax) ** 2 + (by - ay) ** 2
+                v = Fraction(cross * cross, len2)
+                d2 = v if d2 is None else min(d2, v)
+    lo, up = Fraction(m.lower), Fraction(m.upper)
+    assert lo < 0 and lo * lo >= d2, (float(lo), float(d2) ** 0.5)  # lower <= -delta
+    assert up >= 0 or up * up <= d2, (float(up), float(d2) ** 0.5)  # -delta <= upper
+
+
+def test_float_min_norm_point_respects_its_budget():
+    """Float64 Wolfe stops after max_iter cycles (major + minor): a run that needs 4 reports at
+    most 1, 2, 3 iterations with those budgets, unconverged (mutant: ``it <= max_iter``)."""
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((10, 3))
+    Z -= Z.mean(axis=0)
+    K = Z @ Z.T
+    assert M.min_norm_point(K).iterations == 4
+    for budget in (1, 2, 3):
+        r = M.min_norm_point(K, max_iter=budget)
+        assert r.iterations <= budget and not r.converged, (budget, r.iterations)
+
+
+def test_a_negative_quadratic_form_within_round_off_gives_norm_zero():
+    """K = [[1, -(1+d)], [-(1+d), 1]], d = 1e-14, is PSD within check_gram's tolerance but not
+    exactly: at p = (1/2, 1/2), p^T K p = -d/2 < 0.  The certified upper bound ||p||_K / 1^T p
+    and the precision-mode min-norm point's norm are then 0 -- real and >= 0, not a NaN, an
+    exception or an mpc (mutants: the sqrt of a negative Q_hi / qm)."""
+    d = 1e-14
+    K = np.array([[1.0, -(1.0 + d)], [-(1.0 + d), 1.0]])
+    assert M.upper_bound(K, [1.0, 1.0]) == 0.0
+    up = M.upper_bound(K, [1.0, 1.0], precision=30)
+    assert isinstance(up, mpmath.mpf) and up == 0
+    r = M.min_norm_point(K, precision=30)
+    assert isinstance(r.norm, mpmath.mpf) and r.norm == 0
+
+
+def test_precision_mode_witnesses_hold_mpf_entries():
+    """With precision=D every number of the result is an mpf at D digits, the witness alpha of
+    ``lower`` included (the facet normal's coefficients, not a float64 array); and alpha reproduces
+    lower through lower_bound at the same precision."""
+    on_edge = np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # 0 on the edge z_1 z_2: m = 0
+    for K, of in ((_rotated_triangle(), "span"), (on_edge, "matrix")):
+        m = M.margin(K, precision=30, of=of)
+        assert m.alpha is not None and all(isinstance(v, mpmath.mpf) for v in m.alpha), (of, m.alpha)
+        assert M.lower_bound(K, m.alpha, precision=30) == m.lower
+    assert m.feasible is False and m.upper == 0  # on_edge: p* K p* = 0 exactly
+
+
+def _offset_hitting(a, b, target):
+    """x with fl(fl(x a_0) - b) == target exactly (the side value of the point (x, 0)), searched
+    over a few hundred ulps around (target + b) / a_0; None if rounding never lands on it."""
+    x0 = (target + b) / a[0]
+    for direction in (np.inf, -np.inf):
+        x = x0
+        for _ in range(300):
+            if (np.array([[x, 0.0]]) @ a[:, None] - b)[0, 0] == target:
+                return x
+            x = np.nextafter(x, direction)
+    return None
+
+
+def test_hyperplanes_a_point_exactly_tol_side_off_the_line_still_supports_it():
+    """The line x = 0 through (0, +-1) (its computed normal a ~ (+-1, 0), offset b ~ 1e-16), a third
+    point whose side value is exactly +tol_side or -tol_side, and a fourth point at distance 1 on
+    the other / same side.  'All points on one side within tol_side' holds in both, so the line
+    is a supporting hyperplane, oriented with every <a, z_i> - b >= -tol_side.  Mutants: ``hi <
+    tol_side`` in the flip (keeps the orientation with a point at -1), ``hi < tol_side`` or ``lo >
+    -tol_side`` in the support test (drops the line)."""
+    tol = 1e-10
+    sub = np.array([[0, 1]])
+    rows, a, b = M._hyperplanes(np.array([[0.0, 1.0], [0.0, -1.0], [0.5, 0.0]]), sub, tol)
+    assert rows.size == 1 and abs(abs(a[0][0]) - 1) < 1e-15 and abs(b[0]) < 1e-15
+    a, b = a[0], b[0]  # the SVD's own orientation (the point at x = 0.5 is above: no flip)
+    for target, far in ((tol, -1.0), (-tol, 1.0)):
+        x = _offset_hitting(a, b, target)
+        assert x is not None
+        Zs = np.array([[0.0, 1.0], [0.0, -1.0], [x, 0.0], [far * np.sign(a[0]), 0.0]])
+        rows, a2, b2 = M._hyperplanes(Zs, sub, tol)
+        assert rows.size == 1, (target, x)
+        assert np.min(Zs @ a2[0] - b2[0]) >= -tol, (target, Zs @ a2[0] - b2[0])
+
+
+def _segment_above_origin(n):
+    """n points: copies of z_1 = (1, e) and z_2 = (-1, e), e = 2^-26 (K's entries 1 + 2^-52 and
+    -1 + 2^-52 are exact).  The hull is the segment at height e: m = e, p* = the midpoint, and
+    K p* = 2^-52 > 0 exactly -- far below the float allowance ~1e-15 of _lower, and e^2 = 2^-52 is
+    below the span's rank cut, so only the exact check certifies the separation."""
+    e = 2.0**-26
+    Z = np.array([[1.0, e], [-1.0, e]] * (n // 2) + [[1.0, e]] * (n % 2))
+    K = Z @ Z.T
+    assert K[0, 0] == 1 + 2.0**-52 and K[0, 1] == -1 + 2.0**-52  # exact products
+    return K
+
+
+def test_margin_rechecks_in_exact_arithmetic_up_to_exact_max_n_points():
+    """For n <= EXACT_MAX_N = 400 an undecided float verdict is re-checked exactly: the segment at
+    height 2^-26 is certified separable (feasible True, 0 < lower <= 2^-26 <= upper); with 401
+    points it is not re-checked (documented cost limit) and stays undecided.  Mutant: ``n <
+    EXACT_MAX_N``."""
+    assert M.EXACT_MAX_N == 400
+    for n in (2, 400):
+        m = M.margin(_segment_above_origin(n))
+        assert m.feasible is True and 0 < m.lower <= 2.0**-26 <= m.upper, (n, m.lower, m.upper, m.method)
+        assert "exact" in m.method
+    m = M.margin(_segment_above_origin(401))
+    assert m.feasible is None, m.method
+
+
+# 56 integer points of [-1000, 1000]^2 around the origin (drawn once with numpy's default_rng(2)):
+# the float facet value b * scale of their hull lies ~4.7 u * scale below -delta, inside margin()'s
+# facet allowance 64 n u scale but beyond 64 u scale / n.
+_POINTS_56 = [(-274, -608), (962, -657), (-13, -638), (573, 208), (-684, -775), (-809, -961), (713, 666),
+              (-241, -802), (-444, -99), (77, -23), (237, 241), (251, 8), (-109, 875), (640, 501), (-890, 149),
+              (763, 235), (-616, 13), (99, 930), (97, -547), (-781, 378), (970, 110), (-807, -916), (563, -408),
+              (-35, 855), (-495, 569), (-831, -975), (-932, -407), (-38, -981), (224, 655), (11, -780),
+              (648, -886), (20, 964), (-281, -108), (-493, -363), (-521, -902), (479, -221), (1000, -268),
+              (565, 47), (252, -987), (737, -704), (921, -581), (532, -119), (543, -396), (-484, 227),
+              (-994, -429), (349, 820), (-69, 924), (-421, -882), (363, -582), (948, 126), (924, 542),
+              (380, -872), (679, -631), (-827, -87), (-780, 338), (961, 807)]
+
+
+def test_margin_upper_is_above_minus_delta_despite_the_facet_round_off():
+    """An infeasible integer point set (K of exact rank 2): feasible False, and the certified
+    interval holds -delta exactly although the float facet value is a few ulps below it -- the
+    facet allowance 64 n u max_i ||z_i|| covers it (mutant: 64 u max ||z_i|| / n does not)."""
+    Z = np.array(_POINTS_56, dtype=float)
+    m = M.margin(Z @ Z.T)
+    assert m.feasible is False and m.upper < 0
+    _assert_brackets_minus_delta(Z, m)
