@@ -143,3 +143,17 @@ def test_hyperplanes_normal_cut_is_strict(monkeypatch, above):
     else:
         assert rows.tolist() == [0] and a[0].tolist() == [-1.0]
         assert b[0] == -1.0 / np.nextafter(1e-12, np.inf)
+
+
+@pytest.mark.parametrize("a, expected", [(1.102396379610098, True), (1.1023963796101568, False)])
+def test_origin_in_simplex_threshold_to_within_a_hundred_ulps(a, expected):
+    """Span points -20u and a (r = 1), the weights as np.linalg.solve finds them: a was chosen
+    (bisection on the independent threshold of the docstring's rule) so that the smallest weight
+    is 1 + ~80 u resp. 1 - ~80 u times that threshold.  The rule decides both: the certificate is
+    as strong as documented, to ~1e-14.  Mutant: sigma_min lowered by (r+2) 64 u sigma_max instead
+    of (r+1) (the threshold ~170 u higher: the first is no longer certified)."""
+    Z = np.array([[-20 * U], [a]])
+    p = np.linalg.solve(np.vstack([Z.T, np.ones(2)]), np.array([0.0, 1.0]))
+    ratio = p.min() / _rule_threshold(Z, p)
+    assert (ratio > 1 + 40 * U) if expected else (ratio < 1 - 40 * U)
+    assert M._origin_in_simplex(Z, (0, 1)) is expected
