@@ -159,29 +159,30 @@ def test_origin_in_simplex_threshold_to_within_a_hundred_ulps(a, expected):
     assert M._origin_in_simplex(Z, (0, 1)) is expected
 
 
-@pytest.mark.parametrize("m", [20, 1000])
-def test_origin_in_simplex_rule_to_the_bit(monkeypatch, m):
+@pytest.mark.parametrize("m, sigma_max", [(20, 0.0), (1000, 0.0), (20, 1.0)])
+def test_origin_in_simplex_rule_to_the_bit(monkeypatch, m, sigma_max):
     """The documented rule evaluated as stated, in float64: with res = |c| + gamma_{r+2} (|A||p| + e)
-    and the singular values pinned to (sigma_max, sigma_min) = (0, s) -- so s_min = s -- the
-    threshold 2 ||res|| / s_min is made exactly equal to min(p) (a search over s): the rule's '>'
-    refuses, and one ulp of s higher (threshold just below min(p)) it certifies.  Mutants:
-    ``>=``; gamma's denominator (1 + ku), (2 - ku), (1 - (r-2) u), (1 - (r+3) u) or gamma
-    multiplied by (1 - ku) (each moves the threshold by a few ulps)."""
+    and the singular values pinned to (sigma_max, s) -- so s_min = s - (r+1) 64 u sigma_max, exact
+    here -- the threshold 2 ||res|| / s_min is made exactly equal to min(p) (a search over s): the
+    rule's '>' refuses, and one ulp of s higher (threshold just below min(p)) it certifies.
+    Mutants: ``>=``; gamma's denominator (1 + ku), (2 - ku), (1 - (r-2) u), (1 - (r+3) u) or gamma
+    multiplied by (1 - ku); 65 u instead of 64 u (each moves the threshold by a few ulps)."""
     Z, p = _near_vertex(m)
     r = 1
     A = np.vstack([Z.T, np.ones(r + 1)])
     e = np.array([0.0, 1.0])
     g = (r + 2) * U / (1 - (r + 2) * U)
     N = float(np.linalg.norm(np.abs(A @ p - e) + g * (np.abs(A) @ np.abs(p) + e)))
-    s = 2 * N / p.min()
+    low = (r + 1) * 64 * U * sigma_max  # 2^-46 or 0: exact
+    s = 2 * N / p.min() + low
     for _ in range(64):  # walk s to the float where the threshold is min(p) to the bit
-        t = 2 * N / s
+        t = 2 * N / (s - low)
         if t == p.min():
             break
         s = np.nextafter(s, np.inf if t > p.min() else 0.0)
-    assert 2 * N / s == p.min()
+    assert 2 * N / (s - low) == p.min()
     s_up = np.nextafter(s, np.inf)
-    assert 2 * N / s_up < p.min()
+    assert 2 * N / (s_up - low) < p.min()
     for sigma_min, expected in ((s, False), (s_up, True)):
-        monkeypatch.setattr(np.linalg, "svd", lambda A, compute_uv=True, sigma_min=sigma_min: np.array([0.0, sigma_min]))
+        monkeypatch.setattr(np.linalg, "svd", lambda A, compute_uv=True, s=sigma_min: np.array([sigma_max, s]))
         assert M._origin_in_simplex(Z, (0, 1)) is expected, (m, sigma_min)
