@@ -53,7 +53,7 @@ from typing import Iterator, Optional, Tuple
 import mpmath
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic, gamma, to_float
+from .arithmetic import Arithmetic, arithmetic, gamma, pow2_exponent, to_float
 from .data import check_gram, check_int
 from .exact import exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
@@ -217,8 +217,23 @@ _gamma = gamma  # Higham's gamma_k, defined once in reference.arithmetic
 # -- certificates -------------------------------------------------------------------------------
 
 
+def _unscaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
+    """A float64 witness whose largest |entry| is below 2^-65, times the power of two that brings it
+    into [1/2, 1) (exact: nothing underflows when scaling up); else ``v`` itself.
+
+    Both quotients min(K alpha)/||alpha||_K and ||p||_K / 1^T p are invariant under alpha -> c alpha,
+    c > 0, but their a-priori round-off bounds assume no product underflows: for a tiny witness
+    (1e-200) v^T K v would round to 0, and the bounds would claim -- falsely -- an infinite lower or
+    a zero upper bound."""
+    if ar.is_mp:
+        return v
+    e = pow2_exponent(v)
+    return np.ldexp(v, -e) if e < -64 else v
+
+
 def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     """Certified lower bound min_i (K alpha)_i / ||alpha||_K, rounded down (or -inf)."""
+    alpha = _unscaled(alpha, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
@@ -246,6 +261,7 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
 
 def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     """Certified upper bound ||p||_K / (1^T p) for p >= 0, rounded up  [RP14 Lemma 3]."""
+    p = _unscaled(p, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)

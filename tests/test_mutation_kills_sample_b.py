@@ -151,6 +151,26 @@ def test_upper_bound_is_rigorous_under_cancellation_in_p_K_p():
     assert Fraction(hi) ** 2 * (Fraction(s) + 2) ** 2 >= Fraction(2) ** -80
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-200, 2.0**-1070, 1e-30])
+def test_lower_and_upper_bounds_of_tiny_witnesses(scale):
+    """K = diag(4, 1): alpha = c (1, 4) gives min(K alpha)/||alpha||_K = 4/sqrt(20), p = c (1, 2)
+    gives ||p||_K / 1^T p = sqrt(8)/3, for every c > 0.  The certified bounds hold (exactly, in
+    rationals) and are tight for a witness at any scale.  [Bug found here: with c = 1e-200, v^T K v
+    underflowed to 0 and lower_bound returned inf, upper_bound 0.0 -- both false claims.]"""
+    K = np.array([[4.0, 0.0], [0.0, 1.0]])
+    lo = M.lower_bound(K, scale * np.array([1.0, 4.0]))
+    hi = M.upper_bound(K, scale * np.array([1.0, 2.0]))
+    assert 0 < lo and Fraction(lo) ** 2 * 20 <= 16 and lo >= 4 / np.sqrt(20) * (1 - 1e-14), lo
+    assert Fraction(hi) ** 2 * 9 >= 8 and hi <= np.sqrt(8) / 3 * (1 + 1e-14), hi
+
+
+def test_upper_bound_of_a_negative_quadratic_form_is_zero():
+    """K = 2I - 11^T (5 x 5; admitted: its 2 x 2 principal minors are PSD) and p = 1: p^T K p =
+    5 - 20 < 0, and ||p||_K = sqrt(max(p^T K p, 0)) = 0 (the G-seminorm's convention), so the
+    upper bound is 0 -- not the NaN of a square root of a negative number."""
+    assert M.upper_bound(_indefinite_2_2_psd_matrix(5), np.ones(5)) == 0.0
+
+
 def test_infeasible_upper_is_minus_delta_within_the_facet_allowance():
     """30 copies of z = 1 and 30 of z = -1 (K = z z^T, exact rank 1): the hull is [-1, 1] and the
     margin relative to the span is -delta_max = -1 [RP14 Theorem 3, E-A3].  ``upper`` is -delta_max
