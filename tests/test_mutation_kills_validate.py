@@ -11,6 +11,7 @@ are never read off the harness.
 
 from __future__ import annotations
 
+import json
 import re
 from fractions import Fraction
 
@@ -20,6 +21,7 @@ import pytest
 import reference
 from theorems.instances.instance import Instance
 from theorems.validate import case as case_mod
+from theorems import cli
 from theorems.validate.answer import normalize_answer
 from theorems.validate.case import CAP, CAP_NO_BOUND, _budget_and_answer, make_case
 from theorems.validate.checks import check_strict, evaluate, run_case
@@ -415,3 +417,15 @@ def test_check_document_schema_errors_name_the_field():
     assert _msg(doc) == BAD + "; ".join(errs)
     # and a valid document passes
     check_document({"schema_version": 1, "kind": "answers", "answers": [{"case_id": "nkp/x", "status": "max_iter", "iterations": 0}]}, "answers")
+
+
+def test_export_cases_reports_what_it_wrote(tmp_path, capsys):
+    """`margins export-cases` says how many cases in how many corpus files it wrote, besides the
+    schema (mutation sample C: cmd_export_cases_13 counted one file too few)."""
+    d = tmp_path / "cases"
+    assert cli.main(["export-cases", str(d), "--algorithms", "perceptron"]) == 0
+    written = sorted(p.name for p in d.iterdir())
+    assert written == ["case_schema.json", "perceptron.json"]
+    n = sum(len(json.loads((d / f).read_text())["cases"]) for f in ("perceptron.json",))
+    out = capsys.readouterr().out
+    assert out == f"wrote {n} cases in 1 files and case_schema.json to {d} (schema_version 1)\n"
