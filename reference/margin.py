@@ -217,7 +217,7 @@ _gamma = gamma  # Higham's gamma_k, defined once in reference.arithmetic
 # -- certificates -------------------------------------------------------------------------------
 
 
-def _unscaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
+def _scaled_up(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     """A float64 witness whose largest |entry| is below 2^-65, times the power of two that brings it
     into [1/2, 1) (exact: nothing underflows when scaling up); else ``v`` itself.
 
@@ -233,7 +233,7 @@ def _unscaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
 
 def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     """Certified lower bound min_i (K alpha)_i / ||alpha||_K, rounded down (or -inf)."""
-    alpha = _unscaled(alpha, ar)
+    alpha = _scaled_up(alpha, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
@@ -261,7 +261,7 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
 
 def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     """Certified upper bound ||p||_K / (1^T p) for p >= 0, rounded up  [RP14 Lemma 3]."""
-    p = _unscaled(p, ar)
+    p = _scaled_up(p, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
