@@ -207,7 +207,7 @@ def perceptron(
         decision changes, no overflow); ``w`` and the trace are then those of the scaled data
         and ``info["scale"]`` names the factor.
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.perceptron(X, y, rule=rule, rho=rho, max_iter=max_iter, trace=trace)
@@ -301,7 +301,7 @@ def normalized_perceptron(
         data), or ``"max_iter"``.  With ``normalize=False`` data at an extreme scale run
         multiplied by a power of two, as in :func:`perceptron` (``info["scale"]``).
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.normalized_perceptron(X, y, normalize=normalize, rho=rho, max_iter=max_iter, trace=trace)
@@ -379,7 +379,7 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified; f = <alpha, Y phi~_X>
         classifies every point correctly, Lemma 1), or ``"max_iter"``.
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.nkp(G, max_iter=max_iter, trace=trace)

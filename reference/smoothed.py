@@ -177,7 +177,7 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified), else ``"max_iter"``.
         ``p`` is the dual iterate p_k (in the simplex; ||p_k||_G >= rho_K by Lemma 3).
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.snkp(G, max_iter=max_iter, trace=trace)
@@ -273,7 +273,7 @@ def snkpvn(
         (in the simplex, ||p||_G < delta verified), or ``"max_iter"``.  ``alpha`` and ``p`` are
         always the last iterates; ``info["mu"]`` is mu_k, ``info["delta"]`` the accuracy.
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.snkpvn(G, q, delta, max_iter=max_iter, trace=trace)
@@ -475,7 +475,7 @@ def isnkpvn(
         ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...], ``inner_iterations`` and
         ``epsilon``.
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.isnkpvn(G, gamma, epsilon, max_iter=max_iter, trace=trace)

@@ -142,7 +142,7 @@ def nvn(
         ``"separator"`` with ``alpha = p`` (G alpha > 0 verified), or ``"max_iter"``.
         ``info["norm_p"]`` is ||p||_G, ``info["epsilon"]`` the accuracy.
     """
-    if check_engine(engine, precision, trace) == FAST:
+    if check_engine(engine, precision) == FAST:
         from .fast import engine as fast
 
         return fast.nvn(G, epsilon, max_iter=max_iter, trace=trace)

@@ -120,7 +120,7 @@ def test_check_engine():
     assert (F.TEXTBOOK, F.FAST, F.ENGINES) == ("textbook", "fast", ("textbook", "fast"))
     assert F.check_engine("textbook") == "textbook" and F.check_engine("fast") == "fast"
     assert F.check_engine("textbook", 30) == "textbook"  # precision= is the textbook engine's
-    assert F.check_engine("fast", None, True) == "fast"
+    assert F.check_engine("fast", None) == "fast"
     with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got 'turbo'$"):
         F.check_engine("turbo")
     with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got None$"):

@@ -40,8 +40,11 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def check_engine(engine, precision: Optional[int] = None, trace: bool = False) -> str:
-    """Validate ``engine`` (and its compatibility with ``precision`` / ``trace``); return it.
+def check_engine(engine, precision: Optional[int] = None) -> str:
+    """Validate ``engine`` (and its compatibility with ``precision``); return it.
+
+    ``trace=`` needs no check here: the RP14 fast kernels record traces, and PDM, whose fast path
+    does not, refuses ``trace=True`` with ``engine="fast"`` itself (reference.dynamic_margin).
 
     Raises
     ------
