@@ -11,6 +11,7 @@ Every public function of :mod:`reference` validates its arguments here, up front
 from __future__ import annotations
 
 import gzip
+import math
 import numbers
 import zipfile
 from pathlib import Path
@@ -503,8 +504,18 @@ def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
     y_k -> [ybar_k, l_k Delta delta_{1k}, ..., l_k Delta delta_{mk}], where ``Z`` holds the
     reflected (augmented) patterns ybar_k as rows and ``y`` the labels l_k.  A scipy.sparse Z
     gives a CSR result with m more stored entries (O(nnz + m), not m^2).
+
+    Raises
+    ------
+    ValueError
+        ``y`` not m labels in {-1, +1}, or ``Delta`` not a finite number > 0.
     """
     m = Z.shape[0]
+    labels = np.asarray(y)
+    if labels.shape != (m,) or not all(v == 1 or v == -1 for v in labels.tolist()):
+        raise ValueError(f"y must hold the {m} labels l_k of Z's rows, each -1 or +1; got shape {labels.shape}")
+    if not (math.isfinite(float(Delta)) and float(Delta) > 0):
+        raise ValueError(f"Delta must be a finite number > 0 (PT11 Sec. 5), got {Delta!r}")
     if sp.issparse(Z):
         return sp.hstack([Z, sp.diags(float(Delta) * np.asarray(y, dtype=np.float64), format="csr")], format="csr")
     # float64 unless Z holds mpf: an integer Z must not truncate Delta

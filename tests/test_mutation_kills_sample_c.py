@@ -27,3 +27,36 @@ def test_certificate_sum_tolerance_at_n_1_is_17_eps():
     bad = Result("nkp", "certificate", 1, p=np.array([1 + 20 * eps]), info={"epsilon": 5})
     assert verify_exact(ok, G) == ""
     assert verify_exact(bad, G).startswith("sum(p) = ") and "17 n eps" in verify_exact(bad, G)
+
+
+def test_check_csr_refuses_indptr_ending_before_nnz():
+    """scipy accepts a CSR whose indptr ends before len(data) (trailing storage); its rows then hold
+    fewer entries than data, so check_csr must refuse it even though len(indices) == len(data)
+    (kills data.check_csr_32, `and` for `or`)."""
+    import pytest
+    import scipy.sparse as sp
+
+    from reference.data import check_csr
+
+    X = sp.csr_matrix((np.array([1.0]), np.array([0]), np.array([0, 1])), shape=(1, 2))
+    X.data, X.indices = np.array([1.0, 2.0]), np.array([0, 1], dtype=X.indices.dtype)  # storage past indptr[-1]
+    assert len(X.indices) == len(X.data) == 2 and X.indptr[-1] == 1
+    with pytest.raises(ValueError, match="not a consistent CSR matrix.*end at nnz"):
+        check_csr(X)
+
+
+def test_extend_validates_labels_and_delta():
+    """extend is public: labels other than +-1 and Delta <= 0 / not finite are refused, not turned into a
+    wrong extended space (E-entries l_k Delta)."""
+    import pytest
+
+    from reference.data import extend
+
+    Z = np.array([[1.0, 2.0], [-3.0, 1.0]])
+    np.testing.assert_array_equal(extend(Z, np.array([1, -1]), 0.5), [[1.0, 2.0, 0.5, 0.0], [-3.0, 1.0, 0.0, -0.5]])
+    for y in (np.array([1, 2]), np.array([1, 0]), np.array([1]), np.array([[1, -1]])):
+        with pytest.raises(ValueError, match="y must hold the 2 labels l_k of Z's rows, each -1 or \\+1"):
+            extend(Z, y, 0.5)
+    for Delta in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="Delta must be a finite number > 0"):
+            extend(Z, np.array([1, -1]), Delta)
