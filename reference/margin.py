@@ -217,23 +217,28 @@ _gamma = gamma  # Higham's gamma_k, defined once in reference.arithmetic
 # -- certificates -------------------------------------------------------------------------------
 
 
-def _scaled_up(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
-    """A float64 witness whose largest |entry| is below 2^-65, times the power of two that brings it
-    into [1/2, 1) (exact: nothing underflows when scaling up); else ``v`` itself.
+def _scaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
+    """A float64 witness times the power of two 2^-e that brings its largest |entry| into [1/2, 1)
+    when that product is exact -- checked by the round trip returning ``v`` bit for bit (scaling up
+    always is exact; scaling down is not when an entry would drop below the normal range); else ``v``.
 
     Both quotients min(K alpha)/||alpha||_K and ||p||_K / 1^T p are invariant under alpha -> c alpha,
-    c > 0, but their a-priori round-off bounds assume no product underflows: for a tiny witness
-    (1e-200) v^T K v would round to 0, and the bounds would claim -- falsely -- an infinite lower or
-    a zero upper bound."""
+    c > 0, but their a-priori round-off bounds assume no product underflows or overflows: for a tiny
+    witness (1e-200) v^T K v would round to 0 and the bounds would claim -- falsely -- an infinite
+    lower or a zero upper bound; for a huge one (1e200) it overflows and the bounds degrade to the
+    useless 0 and inf.  An exact power-of-two scaling changes no rounding of K alpha or alpha^T K alpha
+    while their products stay in the normal range, so on ordinary inputs the bounds are the same bits
+    as without it."""
     if ar.is_mp:
         return v
     e = pow2_exponent(v)
-    return np.ldexp(v, -e) if e < -64 else v
+    w = np.ldexp(v, -e)
+    return w if np.array_equal(np.ldexp(w, e), v) else v
 
 
 def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     """Certified lower bound min_i (K alpha)_i / ||alpha||_K, rounded down (or -inf)."""
-    alpha = _scaled_up(alpha, ar)
+    alpha = _scaled(alpha, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
@@ -261,7 +266,7 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
 
 def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     """Certified upper bound ||p||_K / (1^T p) for p >= 0, rounded up  [RP14 Lemma 3]."""
-    p = _scaled_up(p, ar)
+    p = _scaled(p, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)

@@ -151,17 +151,26 @@ def test_upper_bound_is_rigorous_under_cancellation_in_p_K_p():
     assert Fraction(hi) ** 2 * (Fraction(s) + 2) ** 2 >= Fraction(2) ** -80
 
 
-@pytest.mark.parametrize("scale", [1.0, 1e-200, 2.0**-1070, 1e-30])
+@pytest.mark.parametrize("scale", [1.0, 1e-200, 2.0**-1070, 1e-30, 1e200, 2.0**1000])
 def test_lower_and_upper_bounds_of_tiny_witnesses(scale):
     """K = diag(4, 1): alpha = c (1, 4) gives min(K alpha)/||alpha||_K = 4/sqrt(20), p = c (1, 2)
     gives ||p||_K / 1^T p = sqrt(8)/3, for every c > 0.  The certified bounds hold (exactly, in
     rationals) and are tight for a witness at any scale.  [Bug found here: with c = 1e-200, v^T K v
-    underflowed to 0 and lower_bound returned inf, upper_bound 0.0 -- both false claims.]"""
+    underflowed to 0 and lower_bound returned inf, upper_bound 0.0 -- both false claims.  With c = 1e200
+    it overflowed: the bounds were the true but useless 0.0 and inf.]"""
     K = np.array([[4.0, 0.0], [0.0, 1.0]])
     lo = M.lower_bound(K, scale * np.array([1.0, 4.0]))
     hi = M.upper_bound(K, scale * np.array([1.0, 2.0]))
     assert 0 < lo and Fraction(lo) ** 2 * 20 <= 16 and lo >= 4 / np.sqrt(20) * (1 - 1e-14), lo
     assert Fraction(hi) ** 2 * 9 >= 8 and hi <= np.sqrt(8) / 3 * (1 + 1e-14), hi
+
+
+def test_witness_is_not_scaled_down_when_an_entry_would_lose_bits():
+    """alpha = (2^1000, -2^-1074), K = I: min(K alpha)/||alpha||_K = -2^-2074 < 0.  Scaling alpha by
+    2^-1000 would flush the second entry to -0 and certify the false lower bound 0; the witness is
+    scaled only when the scaling is exact, and the bound must stay <= the exact value."""
+    lo = M.lower_bound(np.eye(2), np.array([2.0**1000, -(2.0**-1074)]))
+    assert lo == -np.inf or Fraction(lo) <= -Fraction(2) ** -2074, lo
 
 
 def test_upper_bound_of_a_negative_quadratic_form_is_zero():
