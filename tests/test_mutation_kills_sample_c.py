@@ -60,3 +60,21 @@ def test_extend_validates_labels_and_delta():
     for Delta in (0.0, -1.0, float("inf"), float("nan")):
         with pytest.raises(ValueError, match="Delta must be a finite number > 0"):
             extend(Z, np.array([1, -1]), Delta)
+
+
+def test_fast_nkp_counts_the_periodic_refreshes():
+    """The fast NKP reports its G-products: one column G e_j per step plus one full G alpha every
+    REFRESH_EVERY steps [reference.fast.rp14_kernels].  On a never-separable G (points z and -z) the run
+    uses its whole budget, so the count is max_iter + max_iter // REFRESH_EVERY exactly (kills the
+    hand-applied kernel mutant `products -= 1` at the refresh, benchmarks/mutation/kernels.md)."""
+    import pytest
+
+    pytest.importorskip("numba")
+    import reference
+    from reference.fast import rp14_kernels
+
+    G = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    for max_iter in (rp14_kernels.REFRESH_EVERY - 1, rp14_kernels.REFRESH_EVERY, 3 * rp14_kernels.REFRESH_EVERY + 5):
+        r = reference.nkp(G, engine="fast", max_iter=max_iter)
+        assert r.status == "max_iter" and r.iterations == max_iter
+        assert r.info["products"] == max_iter + max_iter // rp14_kernels.REFRESH_EVERY, (max_iter, r.info)
