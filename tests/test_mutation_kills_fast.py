@@ -649,3 +649,111 @@ def test_primal_budgets_end_with_max_iter():
         slow, fast = fn(X, y, max_iter=3), fn(X, y, max_iter=3, engine="fast")
         assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message) == (reference.MAX_ITER, 3, "budget exhausted after 3 iterations")
         assert fast.trace is None and fast.algorithm == slow.algorithm
+
+
+# -- the compiled exit test's round-off allowance agrees with the verifier (kernels.md) ---------
+# rp14_kernels._beyond_roundoff promises to agree with reference.result's verifiers:
+# dense G: (G v)_i > (n + 16) eps (|G| |v|)_i + (2n + 4) UNDERFLOW  (separator_allowance);
+# G = Z Z^T held as CSR Z: (G v)_i > (n + d + 16) eps (|Z| (|Z|^T |v|))_i (verify_separator_factored).
+# Each test puts G v just above and just below that allowance (a relative 1e-9 either side: far
+# above the ~n u by which two summation orders can differ, far below what a wrong allowance
+# changes) and asks the kernel.  v has entries of very different sizes, so |G| |v| is not
+# |G| / |v| or |G| |v|^2.
+
+
+def _allowance_edge_cases(slack):
+    """(Gv, expected) pairs: all just above the allowance (True); one entry just below (False)."""
+    above = slack * (1 + 1e-9)
+    yield above, True
+    for i in range(slack.shape[0]):
+        Gv = above.copy()
+        Gv[i] = slack[i] * (1 - 1e-9)
+        yield Gv, False
+
+
+def test_compiled_exit_allowance_agrees_with_the_verifier_dense():
+    from reference.fast import rp14_kernels as K
+    from reference.result import separator_allowance
+
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((6, 6))
+    G = np.asfortranarray(A + A.T)
+    v = np.array([4.0, -0.25, 2.0, 0.5, -8.0, 0.125])
+    _, slack = separator_allowance(G, v, 6)
+    args = (K.DENSE, G, np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(1))
+    for Gv, expected in _allowance_edge_cases(slack):
+        assert K._beyond_roundoff(*args, v, Gv) is expected, (Gv / slack, expected)
+
+
+def test_compiled_exit_allowance_underflow_term_dense():
+    """v = 0: the allowance is (2n + 4) UNDERFLOW exactly (subnormal arithmetic is exact here)."""
+    from reference.fast import rp14_kernels as K
+
+    n = 3
+    G = np.asfortranarray(np.eye(n))
+    v = np.zeros(n)
+    args = (K.DENSE, G, np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(1))
+    tiny = 2.0**-1074
+    assert K._beyond_roundoff(*args, v, np.full(n, (2 * n + 5) * tiny)) is True
+    for i in range(n):
+        Gv = np.full(n, (2 * n + 5) * tiny)
+        Gv[i] = (2 * n + 4) * tiny  # equal to the allowance: not beyond it
+        assert K._beyond_roundoff(*args, v, Gv) is False, i
+
+
+def test_compiled_exit_allowance_agrees_with_the_verifier_factored():
+    from reference.fast import rp14_kernels as K
+
+    rng = np.random.default_rng(12)
+    n, d = 7, 5
+    dense = rng.integers(-3, 4, (n, d)) * (rng.random((n, d)) < 0.6)
+    dense[:, 0] = rng.integers(1, 4, n)  # no empty row
+    dense = dense.astype(np.float64)
+    Z = sp.csr_matrix(dense)
+    Z.sort_indices()
+    v = np.array([4.0, -0.25, 2.0, 0.5, -8.0, 0.125, 16.0])
+    absZ = abs(Z)
+    slack = (absZ @ (absZ.T @ np.abs(v))) * (2.0**-52 * (n + d + 16))  # verify_separator_factored
+    args = (K.FACTORED, np.zeros((0, 0)), Z.data, Z.indices.astype(np.int64), Z.indptr.astype(np.int64), np.zeros(d))
+    for Gv, expected in _allowance_edge_cases(slack):
+        assert K._beyond_roundoff(*args, v, Gv) is expected, (Gv / slack, expected)
+    # integer Z, dyadic v: every sum above is exact, so the allowance is hit bit for bit
+    for i in range(n):
+        Gv = slack * 2.0
+        Gv[i] = slack[i]  # equal to the allowance: not beyond it
+        assert K._beyond_roundoff(*args, v, Gv) is False, i
+
+
+def test_compiled_mu_plus_is_the_textbook_root_bit_for_bit():
+    """pt11_kernels._mu_plus promises reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus: the same
+    formulas in the same order, so the same float64 bits, on both branches of each (B > 0 or not
+    for PDM; q > beta^2 or not, and a positive or clamped discriminant, for PFM)."""
+    from reference.arithmetic import Arithmetic
+    from reference.dynamic_margin import pdm_mu_plus, pfm_mu_plus
+    from reference.fast import pt11_kernels as K
+
+    F64 = Arithmetic(None)
+    rng = np.random.default_rng(7)
+    seen = set()
+    for _ in range(400):
+        t = int(rng.integers(1, 50))
+        q = float(rng.uniform(0.1, 4.0))
+        ell = float(rng.uniform(0.0, 9.0))
+        p = float(rng.uniform(-3.0, 3.0))
+        eps = float(rng.uniform(0.01, 0.99))
+        ok, mu = K._mu_plus(K.PDM_KIND, eps, p, q, ell, t)
+        assert ok and mu == pdm_mu_plus(eps, p, q, ell, t, F64), (eps, p, q, ell, t)
+        seen.add(("pdm", t * q + (2 * eps - 1) * p > 0))
+        beta = float(rng.uniform(0.05, 2.5))
+        ok, mu = K._mu_plus(K.PFM_KIND, beta, p, q, ell, t)
+        want = pfm_mu_plus(beta, p, q, ell, t, F64)
+        if want is None:
+            assert not ok, (beta, q)
+        else:
+            assert ok and mu == want, (beta, p, q, ell, t)
+        seen.add(("pfm", want is None, q * ell - p * p > 0))
+    # q = beta^2 exactly (s = 0): lambda unbounded, no root
+    assert pfm_mu_plus(0.5, 0.25, 0.25, 1.0, 3, F64) is None
+    assert not K._mu_plus(K.PFM_KIND, 0.5, 0.25, 0.25, 1.0, 3)[0]
+    # every branch was exercised
+    assert {("pdm", True), ("pdm", False), ("pfm", True, True), ("pfm", False, True), ("pfm", False, False)} <= seen, seen
