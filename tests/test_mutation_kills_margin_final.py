@@ -1,0 +1,170 @@
+"""Kills of the last mutmut survivors of reference/margin.py (issue 13: every surviving mutant
+killed by a test or argued equivalent).  The remaining survivors differ from the original only on
+exact ties (a gap equal to its tolerance, a KKT weight exactly 0, a stall exactly at the budget)
+or on branches that ordinary inputs do not reach; the instances below are crafted to hit them bit
+for bit: small integer / power-of-two points, whose Gram matrices, KKT weights and gaps are exact
+in float64, and Wolfe started from a chosen point of the simplex.  Every expected value is derived
+by hand from the algorithm as documented (the derivation is in each docstring), and each test
+was run against the mutant it is meant to kill (it fails) and against the original (it passes).
+The arguments for the mutants not killed are in benchmarks/mutation/margin_equivalent.md.
+"""
+
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import reference  # noqa: F401  (imports the package; the module is reached through sys.modules)
+from reference.arithmetic import Arithmetic
+from reference.exact import margin_witness_value, verify_margin_exact
+
+M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
+F64 = Arithmetic(None)
+u = 2.0**-53
+
+
+def _gram(Z):
+    """Z Z^T, checked to be exact in float64 (small integers / powers of two)."""
+    Z = np.asarray(Z, dtype=float)
+    K = Z @ Z.T
+    Zq = [[Fraction(x) for x in row] for row in Z]
+    assert all(Fraction(K[i, j]) == sum(a * b for a, b in zip(Zq[i], Zq[j])) for i in range(len(Z)) for j in range(len(Z)))
+    return K
+
+
+# -- _wolfe: the optimality test at its tolerance, to the bit -------------------------------------
+
+
+def test_wolfe_stops_when_the_gap_equals_its_round_off_tolerance():
+    """Wolfe's optimality test is ``p^T K p - min_i (K p)_i <= tol`` with the round-off tolerance
+    64 n u max_i K_ii (margin()'s method text and _zero_tol name it; the relative part 1e-13 p^T K p
+    is below half an ulp of it here).  Two points, K = [[2^-80, c], [c, 1]], c = -(2^-46 - 2^-80)
+    (PSD: c^2 < 2^-80), started at p = e_1: p^T K p = 2^-80, min (K p) = c, so the gap is exactly
+    2^-46 = 64 * 2 * 2^-53 * 1 -- equal to the tolerance: the start passes at once (one major
+    cycle, p unchanged, converged).  Mutants: ``<`` for ``<=``; 64 / n instead of 64 n."""
+    c = -(2.0**-46 - 2.0**-80)
+    K = np.array([[2.0**-80, c], [c, 1.0]])
+    assert 2.0**-80 - c == 64 * 2 * u * 1.0  # the gap, exactly the tolerance
+    p, support, iterations, converged = M._wolfe(K, F64, 10, start=np.array([1.0, 0.0]))
+    assert converged and iterations == 1
+    assert p.tolist() == [1.0, 0.0] and support == (0,)
+
+
+def test_min_norm_point_at_exactly_the_zero_tolerance_is_zero():
+    """``||p*||_K^2 <= 64 n u max_i K_ii`` is the float test for a zero min-norm point (Margin's
+    docstring).  K = [[1, c], [c, 1]], c = -1 + 2^-45: by symmetry p* = (1/2, 1/2) and
+    ||p*||_K^2 = (1 + c) / 2 = 2^-46 = 64 * 2 * 2^-53 * 1, exactly the tolerance: zero.
+    Mutant: ``<`` in the test."""
+    c = -1 + 2.0**-45
+    K = np.array([[1.0, c], [c, 1.0]])
+    mnp, is_zero = M._mnp(K, K, F64, 100)
+    assert mnp.p.tolist() == [0.5, 0.5] and mnp.converged
+    assert float(mnp.p @ (K @ mnp.p)) == 64 * 2 * u == M._zero_tol(K)
+    assert is_zero is True
+
+
+# -- _wolfe: the budget, the warm start, a KKT weight exactly 0 ------------------------------------
+
+
+def test_wolfe_never_exceeds_its_budget_when_it_stalls_at_the_last_cycle():
+    """max_iter is the budget of major plus minor cycles.  z_a = (-1, 1), z_b = (1, 1),
+    z_j = (-5, 2), started at p = (1/4, 3/4, 0) (the point x = (1/2, 1)): K p = (1/2, 3/2, -1/2),
+    so the first major cycle adds j; the affine minimizer of {a, b, j} is the origin, barycentric
+    weights (7/2, -3/2, -1) -- j's own weight is negative, its ratio 0 / (0 + 1) = 0 is the
+    smallest, so the first minor cycle (cycle 2) is the stall break.  With max_iter = 2 the run
+    must stop there: 2 cycles, not converged.  Mutant: ``while it <= max_iter`` (a third, major,
+    cycle)."""
+    K = _gram([[-1, 1], [1, 1], [-5, 2]])
+    w, _ = M._kkt(K, F64)
+    assert np.allclose(w, [3.5, -1.5, -1.0], rtol=0, atol=1e-12)  # the signs are what matters
+    for budget in (1, 2, 3):
+        p, support, iterations, converged = M._wolfe(K, F64, budget, start=np.array([0.25, 0.75, 0.0]))
+        assert iterations <= budget and not converged
+        assert p.tolist() == [0.25, 0.75, 0.0]
+    assert M._wolfe(K, F64, 2, start=np.array([0.25, 0.75, 0.0]))[2] == 2
+
+
+def test_wolfe_warm_start_keeps_the_support_of_the_start():
+    """A warm start p with support S continues Wolfe from S.  Triangle z_a = (-1, -1),
+    z_b = (1, -1), z_c = (0, 1) around the origin, started at the affine minimizer of {a, b},
+    p = (1/2, 1/2, 0) (the point (0, -1)): the major cycle adds c (K p = (1, 1, -1)), the affine
+    minimizer of {a, b, c} is the origin with weights (1/4, 1/4, 1/2) > 0, and the next major
+    cycle finds the gap 0: 2 cycles.  A cold start needs at least 3 (one vertex, two additions,
+    the final test).  Mutant: the start's support taken as {i : p_i > 1} = {} (a cold start from
+    the first point added)."""
+    K = _gram([[-1, -1], [1, -1], [0, 1]])
+    p, support, iterations, converged = M._wolfe(K, F64, 100, start=np.array([0.5, 0.5, 0.0]))
+    assert p.tolist() == [0.25, 0.25, 0.5] and support == (0, 1, 2) and converged
+    assert iterations == 2
+    assert M._wolfe(K, F64, 100)[2] >= 3
+
+
+def test_wolfe_takes_a_minor_cycle_for_a_kkt_weight_exactly_zero():
+    """Wolfe moves to the affine minimizer of S only when all its weights are > 0 (the relative
+    interior of conv S); otherwise a minor cycle steps to the boundary and drops the points whose
+    weight vanishes.  z_a = (1, -1), z_b = (1, 1), z_j = (-1, -1), started at p = (1/2, 1/2, 0)
+    (the point (1, 0)): K p = (1, 1, -1) adds j; the affine minimizer of {a, b, j} is the origin
+    = (z_b + z_j) / 2, weights (0, 1/2, 1/2) exactly.  Cycle 2 is the minor cycle: the ratio of a
+    is p_a / (p_a - 0) = 1, theta = 1, a is dropped; {b, j} has weights (1/2, 1/2) > 0; cycle 3
+    (major) finds the gap 0.  Result p = (0, 1/2, 1/2), ||p||_K = 0, 3 cycles.  Mutants: ``w < 0``
+    in the ratio test (no ratio at all: min() of nothing), ``x >= 0`` for accepting the affine
+    minimizer (no minor cycle: 2 cycles)."""
+    K = _gram([[1, -1], [1, 1], [-1, -1]])
+    w, _ = M._kkt(K, F64)
+    assert w.tolist() == [0.0, 0.5, 0.5]
+    p, support, iterations, converged = M._wolfe(K, F64, 100, start=np.array([0.5, 0.5, 0.0]))
+    assert p.tolist() == [0.0, 0.5, 0.5] and support == (1, 2) and converged
+    assert float(p @ K @ p) == 0.0
+    assert iterations == 3
+
+
+# -- margin(): when the facet search finds nothing --------------------------------------------------
+
+
+def _no_facets(monkeypatch):
+    """The complete enumeration finding no supporting hyperplane (margin() keeps a branch for it:
+    ``best is None``): lower, alpha and value then come from the min-norm point alone."""
+    monkeypatch.setattr(M, "_enumerate_facets", lambda Zs, r, tol_side, chunk=8192: None)
+
+
+def _check_witness(m, K):
+    """The Margin contract for the witness: a finite lower has a witness alpha with ||alpha||_K > 0
+    (module docstring: "any alpha with ||alpha||_K > 0 gives m >= ..."); -inf has none; value is in
+    [lower, upper]; everything re-checked in exact arithmetic."""
+    assert m.lower <= m.value <= m.upper
+    if m.alpha is not None:
+        N, Q = margin_witness_value(K, m.alpha)
+        assert Q > 0, "alpha has ||alpha||_K = 0: it witnesses nothing"
+    else:
+        assert m.lower == -np.inf
+    assert verify_margin_exact(m, K) == ""
+
+
+def test_margin_without_facets_has_no_witness_for_minus_infinity(monkeypatch):
+    """z = 1, -1: the min-norm point p* = (1/2, 1/2) has ||p*||_K = 0 exactly (0 is in the hull),
+    so it certifies no lower bound (-inf) and is no witness; upper = 0 (p*^T K p* = 0 exactly).
+    With no facet found, value = lower.  Mutants: alpha = p* although lower = -inf (two of them);
+    value left None (min/max of None raises)."""
+    _no_facets(monkeypatch)
+    K = _gram([[1], [-1]])
+    m = M.margin(K)
+    assert m.lower == -np.inf and m.upper == 0.0 and m.feasible is False
+    assert m.alpha is None and m.value == -np.inf
+    _check_witness(m, K)
+
+
+def test_margin_without_facets_keeps_the_min_norm_point_as_witness(monkeypatch):
+    """Triangle z = (-2, -1), (2, -1), (0, 3) around the origin, Wolfe stopped after one cycle
+    (max_iter = 1): it starts at z_0 (the smallest K_ii), adds z_1 (K e_0 = (5, -3, -3)), and the
+    polish moves to the affine minimizer of {z_0, z_1}, p = (1/2, 1/2, 0), the point (0, -1):
+    ||p||_K = 1 and K p = (1, 1, -3), a finite lower bound -3 (rounded down) witnessed by p.  With
+    no facet found nothing replaces it: alpha = p.  Mutants: alpha = None for a finite lower (two
+    of them)."""
+    _no_facets(monkeypatch)
+    K = _gram([[-2, -1], [2, -1], [0, 3]])
+    m = M.margin(K, max_iter=1)
+    assert m.p.tolist() == [0.5, 0.5, 0.0]
+    assert -3.0 - 1e-12 < m.lower <= -3.0
+    assert m.alpha is not None and np.array_equal(m.alpha, m.p)
+    _check_witness(m, K)
