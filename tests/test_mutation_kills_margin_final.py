@@ -168,3 +168,19 @@ def test_margin_without_facets_keeps_the_min_norm_point_as_witness(monkeypatch):
     assert -3.0 - 1e-12 < m.lower <= -3.0
     assert m.alpha is not None and np.array_equal(m.alpha, m.p)
     _check_witness(m, K)
+
+
+def test_wolfe_budget_limited_points_never_grow_in_norm():
+    """Every cycle of Wolfe's algorithm lowers ||p||_K (a major cycle moves to the affine minimizer
+    of a larger set, a minor one along the segment from p to it), so the point returned after a
+    budget of k cycles is no longer than after k - 1 (up to a relative round-off of 1e-12; the
+    integer instance below has minor cycles, and the run needs 5 cycles).  Mutant: the minor step
+    p + theta (w + p) (off the segment)."""
+    K = _gram([[0, 5, 2], [5, -5, 6], [1, 6, -5], [4, 0, -3], [1, 2, 4], [0, -5, -2]])
+    q = []
+    for budget in range(1, 9):
+        p = M._wolfe(K, F64, budget)[0]
+        assert np.all(p >= 0) and abs(p.sum() - 1) < 1e-15
+        q.append(float(p @ K @ p))
+    assert all(b <= a * (1 + 1e-12) for a, b in zip(q, q[1:])), q
+    assert q[-1] < 1e-12  # the origin is in the hull: ||p*||_K = 0
