@@ -900,7 +900,11 @@ def margin(
                 lc = _lower(Km, c, ar)
                 if lc > lower:
                     lower, alpha = lc, c
-            if complete and b <= tol_side and span_is_exact:  # -delta_max, exact up to the facets' round-off
+            # -delta_max, exact up to the facets' round-off -- only when the origin is in the hull (b <= 0).
+            # A best facet with b > 0 separates the origin: then m >= b, and max b can be far below
+            # m (the nearest point of the hull on a lower-dimensional face, e.g. an edge between two
+            # tilted facets), so it bounds nothing from above; upper stays ||p*||_K / 1^T p*.
+            if complete and b <= 0 and span_is_exact:
                 allowance = 64 * ar.scalar(n) * _unit_roundoff(ar) * ar.scalar(scale)
                 upper = min(upper, value + allowance)
         if upper > 0 and n <= EXACT_MAX_N and exact_quadratic_form(Km, p) == 0:

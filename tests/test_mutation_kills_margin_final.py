@@ -184,3 +184,26 @@ def test_wolfe_budget_limited_points_never_grow_in_norm():
         q.append(float(p @ K @ p))
     assert all(b <= a * (1 + 1e-12) for a, b in zip(q, q[1:])), q
     assert q[-1] < 1e-12  # the origin is in the hull: ||p*||_K = 0
+
+
+# -- margin(): a best facet with b > 0 bounds nothing from above (bug found here) ------------------
+
+
+@pytest.mark.parametrize("precision", [None, 30])
+@pytest.mark.parametrize("of", ["span", "matrix"])
+def test_separating_facet_is_no_upper_bound(of, precision):
+    """z_1, z_2 = (-+1, 0, h), z_3, z_4 = (0, +-S, S), h = 2^-26, S = 2^10 (K = Z Z^T exact, rank 3):
+    the nearest point of the hull is (0, 0, h) on the edge z_1 z_2 (<z_i - x, x> >= 0 for every i),
+    so m(K) = h.  The two facets through that edge are tilted: their offset is
+    h S / sqrt(S^2 + (S - h)^2) ~ h / sqrt(2), which is 7e-12 max ||z_i|| -- below tol_side = 1e-10,
+    and the p* certificate is below the float allowance (h^2 = 2^-52 against ~1e-15 (|K||p|)_i).
+    [Bug found here: with of='span' (no exact check of K p*) margin() took the best facet's offset
+    as -delta_max and returned upper = h / sqrt(2) + 64 n u max||z_i|| = 1.06e-8 < m = 1.49e-8, a
+    false certificate (verify_margin_exact refuted it).  A facet with b > 0 separates the origin:
+    it gives m >= b, no upper bound; the facet upper now needs b <= 0.]"""
+    h, S = 2.0**-26, 2.0**10
+    K = _gram([[-1, 0, h], [1, 0, h], [0, S, S], [0, -S, S]])
+    m = M.margin(K, of=of, precision=precision)
+    assert m.feasible is True
+    assert m.lower <= h <= m.upper, (m.lower, m.upper)
+    assert verify_margin_exact(m, K) == ""
