@@ -53,7 +53,7 @@ from typing import Iterator, Optional, Tuple
 import mpmath
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic, gamma, pow2_exponent, to_float
+from .arithmetic import UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, pow2_exponent, to_float
 from .data import check_gram, check_int
 from .exact import exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
@@ -887,6 +887,7 @@ def margin(
             f_alpha = (V_r / np.sqrt(s_r)) @ a  # K alpha = Z a, ||alpha||_K = ||a||
             cands = [ar.array(f_alpha) if ar.is_mp else f_alpha]
             value = ar.scalar(b * scale)  # min_i <a, z_i> for the best facet normal a
+            value_u = UNIT_ROUNDOFF  # value is a float64 result (the facet's SVD), whatever the precision
             if ar.is_mp and b < -tol_side and T is not None:  # re-solve the facet's affine minimizer at D digits
                 Tk = [int(uniq[t]) for t in T]
                 w, mu = _kkt(Km[np.ix_(Tk, Tk)], ar)
@@ -896,6 +897,7 @@ def margin(
                         alpha_mp[i] = -w[k]  # direction from the facet towards the origin
                     cands.append(alpha_mp)
                     value = -ar.sqrt(mu)
+                    value_u = _unit_roundoff(ar)
             for c in cands:
                 lc = _lower(Km, c, ar)
                 if lc > lower:
@@ -905,7 +907,7 @@ def margin(
             # m (the nearest point of the hull on a lower-dimensional face, e.g. an edge between two
             # tilted facets), so it bounds nothing from above; upper stays ||p*||_K / 1^T p*.
             if complete and b <= 0 and span_is_exact:
-                allowance = 64 * ar.scalar(n) * _unit_roundoff(ar) * ar.scalar(scale)
+                allowance = 64 * ar.scalar(n) * ar.scalar(value_u) * ar.scalar(scale)
                 upper = min(upper, value + allowance)
         if upper > 0 and n <= EXACT_MAX_N and exact_quadratic_form(Km, p) == 0:
             upper = ar.scalar(0)  # p* K p* = 0 exactly: 0 is in the hull of K as stored [RP14 Lemma 3]

@@ -207,3 +207,37 @@ def test_separating_facet_is_no_upper_bound(of, precision):
     assert m.feasible is True
     assert m.lower <= h <= m.upper, (m.lower, m.upper)
     assert verify_margin_exact(m, K) == ""
+
+
+@pytest.mark.parametrize("points", [[[-1, -8], [3, 24], [4, 6]], [[3, -8], [-15, 40], [-5, 1]], [[6, 6], [-30, -30], [-4, 8]]])
+@pytest.mark.parametrize("precision", [None, 30])
+def test_origin_on_an_edge_has_margin_zero_in_every_precision(points, precision):
+    """z_2 = -k z_1 (k = 3, 5, 5) and z_3 off their line: the origin lies on the edge z_1 z_2 of the
+    triangle, on the boundary of the hull, so m(K) = -delta_max = 0 [RP14 Theorem 3] (K = Z Z^T
+    exact, rank 2).  The best facet's offset b is a float64 SVD result within a few u max||z_i|| of 0
+    (either sign).  [Bug found here: with precision=30 (b >= -tol_side, so the facet is not
+    re-solved at 30 digits) upper = b max||z_i|| + 64 n 10^-30 max||z_i||, an allowance of the
+    working precision for a float64 value: upper ~ -1e-14 < 0 = m and feasible=False, a false
+    certificate.  The allowance now follows the arithmetic of the value: 64 n 2^-53 max||z_i|| for
+    the float64 offset, 64 n 10^-D max||z_i|| for a facet re-solved at D digits.]"""
+    K = _gram(points)
+    m = M.margin(K, precision=precision)
+    assert m.lower <= 0 <= m.upper, (m.lower, m.upper)
+    assert verify_margin_exact(m, K) == ""
+
+
+@pytest.mark.parametrize("a", [7 * 2**23, 3 * 2**24])
+def test_infeasible_margin_is_not_taken_from_a_float64_re_solve(a):
+    """z_1 = (-a, -1), z_2 = (2^26, -1), z_3 = (0, 2^20) (K = Z Z^T exact: entries below 2^53): the
+    origin is inside the triangle at distance 1 from the edge y = -1, ~10^6 from the others, so
+    m(K) = -delta_max = -1 exactly [RP14 Theorem 3].  The affine minimizer of {z_1, z_2} solved in
+    float64 (entries ~2^52, mu = 1) loses every digit of mu to cancellation (1.12 and 1.05 here), so
+    only the precision mode re-solves the facet; in float64 the value is the SVD offset b with its
+    allowance 64 n u max||z_i||.  Mutant: the re-solve also in float64 (``ar.is_mp or ...``):
+    upper = -sqrt(1.12) + 4e-6 < -1."""
+    K = _gram([[-a, -1], [2**26, -1], [0, 2**20]])
+    for precision in (None, 30):
+        m = M.margin(K, precision=precision)
+        assert m.feasible is False
+        assert m.lower <= -1 <= m.upper, (m.lower, m.upper)
+        assert verify_margin_exact(m, K) == ""
