@@ -241,3 +241,33 @@ def test_infeasible_margin_is_not_taken_from_a_float64_re_solve(a):
         assert m.feasible is False
         assert m.lower <= -1 <= m.upper, (m.lower, m.upper)
         assert verify_margin_exact(m, K) == ""
+
+
+# -- _local_search: the last, capped round of the walk ------------------------------------------------
+
+
+def test_local_search_last_capped_round_tries_the_documented_number_of_nearest_points(monkeypatch):
+    """3200 centred points in R^2 (data seed 38): cap = int(5e7 / (2^3 + 3200 * 2)) = 7802
+    hyperplanes.  The sample takes 1368 subsets, the ascent 32, the first walk round all
+    r (n - r) = 6396 single swaps (they fit: 7802 - 1400 = 6402) and improves, so a second round
+    runs with 6 hyperplanes of budget left: fewer than its 6396 swaps, so it tries the swaps with
+    the (cap - used) // (2 r) = 6 // 4 = 1 point nearest the facet (_local_search's docstring):
+    r * 1 = 2 subsets.  Mutant: at least 2 nearest points (4 subsets)."""
+    nu, r = 3200, 2
+    rng = np.random.default_rng(38)
+    Z = rng.standard_normal((nu, r))
+    Z -= Z.mean(axis=0)  # the origin is inside the hull: every facet supports it
+    Zs = Z / np.max(np.linalg.norm(Z, axis=1))
+    sizes = []
+    real = M._hyperplanes
+
+    def spy(Zs, subsets, tol_side):
+        sizes.append(len(subsets))
+        return real(Zs, subsets, tol_side)
+
+    monkeypatch.setattr(M, "_hyperplanes", spy)
+    M._local_search(Zs, r, 1e-10, 1368, np.random.default_rng(0))
+    cap = int(5e7 / (r**3 + nu * r))
+    used = 1368 + 32 + r * (nu - r)
+    assert cap == 7802 and sum(sizes[:-1]) == used  # the sample, the ascent, one full round
+    assert sizes[-1] == r * ((cap - used) // (2 * r)) == 2
