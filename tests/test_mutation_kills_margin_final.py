@@ -271,3 +271,31 @@ def test_local_search_last_capped_round_tries_the_documented_number_of_nearest_p
     used = 1368 + 32 + r * (nu - r)
     assert cap == 7802 and sum(sizes[:-1]) == used  # the sample, the ascent, one full round
     assert sizes[-1] == r * ((cap - used) // (2 * r)) == 2
+
+
+# -- margin(): the method text at the edge of tol_side ------------------------------------------------
+
+
+def test_method_text_names_the_upper_bound_it_used_at_b_equal_to_tol_side(monkeypatch):
+    """The rounded Gram matrix of a planar triangle around the origin (unit vectors 120 degrees
+    apart, turned by 0.1 rad) has exact rank 3 but numerical rank 2, so no facet bound applies to K
+    as stored: upper = ||p*||_K / 1^T p*, and the method says so ("undecided for K as stored ...
+    upper = ||p*||_K of the min-norm point") whenever the best facet puts the origin in the hull
+    within tol_side (b <= tol_side, the tolerance of _hyperplanes' supporting test, inclusive).  The
+    facet search is wrapped to report b = tol_side = 1e-10 exactly for its best facet.  Mutant: the
+    strict ``b < tol_side``, whose text claims upper = -delta_max."""
+    th = 2 * np.pi * np.arange(3) / 3 + 0.1
+    Z = np.c_[np.cos(th), np.sin(th)]
+    K = Z @ Z.T
+    real = M._enumerate_facets
+
+    def at_tol_side(Zs, r, tol_side, chunk=8192):
+        b, a, T = real(Zs, r, tol_side, chunk)
+        return tol_side, a, T
+
+    monkeypatch.setattr(M, "_enumerate_facets", at_tol_side)
+    m = M.margin(K)
+    assert m.feasible is None and m.lower < 0 < m.upper
+    assert m.upper == M.upper_bound(K, m.p)  # no facet bound for K as stored
+    assert m.method.startswith("undecided for K as stored") and "upper = ||p*||_K of the min-norm point" in m.method
+    assert "upper = -delta_max" not in m.method
