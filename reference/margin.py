@@ -48,6 +48,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterator, Optional, Tuple
 
 import mpmath
@@ -388,6 +389,29 @@ def _kkt(KSS: np.ndarray, ar: Arithmetic):
     rhs[m] = ar.scalar(1)
     x = _solve_mp(A, rhs, ar)
     return np.array([x[i] for i in range(m)], dtype=object), -x[m]
+
+
+def _affine_distance2_exact(KSS: np.ndarray) -> Optional[Fraction]:
+    """The squared distance from the origin to the affine hull of the points S, in exact rational
+    arithmetic (K_SS as stored): lambda = min {w^T K_SS w : 1^T w = 1} = 1 / (1^T K_SS^-1 1), the KKT
+    value of :func:`_kkt` solved over Q (Gauss-Jordan); ``None`` if K_SS is singular.
+
+    Needed because lambda ~ delta^2 is ill-conditioned in floating point when the origin is near
+    the facet: a D-digit solve carries an absolute error ~ 10^-D max K_ii, so sqrt(lambda) is off by
+    ~ 10^-D max K_ii / delta, far beyond the 10^-D max||z_i|| the facet allowance grants."""
+    m = KSS.shape[0]
+    A = [[rational(KSS[i, j]) for j in range(m)] + [Fraction(1)] for i in range(m)]
+    for k in range(m):
+        piv = next((i for i in range(k, m) if A[i][k] != 0), None)
+        if piv is None:
+            return None
+        A[k], A[piv] = A[piv], A[k]
+        for i in range(m):
+            if i != k and A[i][k] != 0:
+                f = A[i][k] / A[k][k]
+                A[i] = [x - f * y for x, y in zip(A[i], A[k])]
+    s = sum(A[i][m] / A[i][i] for i in range(m))  # 1^T K_SS^-1 1
+    return 1 / s if s > 0 else None
 
 
 def _gauss_mp(A: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -896,7 +920,9 @@ def margin(
                     for k, i in enumerate(Tk):
                         alpha_mp[i] = -w[k]  # direction from the facet towards the origin
                     cands.append(alpha_mp)
-                    value = -ar.sqrt(mu)
+                mu_q = _affine_distance2_exact(Km[np.ix_(Tk, Tk)])
+                if mu_q is not None:  # -delta of this facet: D digits of the square root of its exact square
+                    value = -ar.sqrt(ar.scalar(mu_q.numerator) / ar.scalar(mu_q.denominator))
                     value_u = _unit_roundoff(ar)
             for c in cands:
                 lc = _lower(Km, c, ar)
@@ -906,6 +932,10 @@ def margin(
             # A best facet with b > 0 separates the origin: then m >= b, and max b can be far below
             # m (the nearest point of the hull on a lower-dimensional face, e.g. an edge between two
             # tilted facets), so it bounds nothing from above; upper stays ||p*||_K / 1^T p*.
+            # The allowance follows the arithmetic of value: 64 n u max||z_i|| with u = 2^-53 for the
+            # float64 offset b, u = 10^-D for a facet re-solved at D digits (from its exact squared
+            # distance: a D-digit KKT value would carry ~10^-D max K_ii / delta, see
+            # _affine_distance2_exact).
             if complete and b <= 0 and span_is_exact:
                 allowance = 64 * ar.scalar(n) * ar.scalar(value_u) * ar.scalar(scale)
                 upper = min(upper, value + allowance)

@@ -299,3 +299,34 @@ def test_method_text_names_the_upper_bound_it_used_at_b_equal_to_tol_side(monkey
     assert m.upper == M.upper_bound(K, m.p)  # no facet bound for K as stored
     assert m.method.startswith("undecided for K as stored") and "upper = ||p*||_K of the min-norm point" in m.method
     assert "upper = -delta_max" not in m.method
+
+
+@pytest.mark.parametrize(
+    "a, c, e, f, precision",
+    [(54990420, 43983439, -974320, 317606, 20), (34867018, 48980390, -706622, 690442, 30), (19841744, 48626676, 776753, 528098, 30)],
+)
+def test_facet_re_solved_at_digits_brackets_minus_delta(a, c, e, f, precision):
+    """z_1 = (-a, -1), z_2 = (c, -1), z_3 = (e, f) with a, c ~ 2^25 and |e|, f ~ 2^19 (K = Z Z^T exact):
+    the origin is inside the triangle at distance 1 from the edge y = -1 and ~10^5 from the others,
+    so m(K) = -1 exactly [RP14 Theorem 3]; 1 / max||z_i|| ~ 2e-8, so the facet is re-solved at D
+    digits.  [Bug found here: the re-solve took -sqrt(lambda) from the D-digit KKT solve, whose
+    lambda ~ delta^2 = 1 carries an absolute error ~ 10^-D max K_ii ~ 10^-D 10^15: upper came out
+    -1 - 7e-8 (20 digits) and -1 - 2e-18 (30 digits), below m (verify_margin_exact refuted it).  The
+    squared distance is now computed exactly (rationals) before its D-digit square root.]"""
+    K = _gram([[-a, -1], [c, -1], [e, f]])
+    m = M.margin(K, precision=precision)
+    assert m.feasible is False
+    assert Fraction(M.rational(m.lower)) <= -1 <= Fraction(M.rational(m.upper)), (m.lower, m.upper)
+    assert verify_margin_exact(m, K) == ""
+
+
+def test_affine_distance2_exact_closed_forms():
+    """The squared distance from the origin to the affine hull of S, over Q: the line x + y = 1
+    through (1, 0), (0, 1) is at distance^2 1/2; the plane x + y + z = 1 at 1/3; (3, 4) alone at 25;
+    the line x = 3 through (3, 1), (3, -2) at 9; a singular K_SS (z_1 = z_2, or z = 0) gives None."""
+    assert M._affine_distance2_exact(np.eye(2)) == Fraction(1, 2)
+    assert M._affine_distance2_exact(np.eye(3)) == Fraction(1, 3)
+    assert M._affine_distance2_exact(np.array([[25.0]])) == 25
+    assert M._affine_distance2_exact(_gram([[3, 1], [3, -2]])) == 9  # the line x = 3
+    assert M._affine_distance2_exact(np.array([[1.0, 1.0], [1.0, 1.0]])) is None
+    assert M._affine_distance2_exact(np.zeros((1, 1))) is None
