@@ -230,11 +230,11 @@ def test_origin_on_an_edge_has_margin_zero_in_every_precision(points, precision)
 def test_infeasible_margin_is_not_taken_from_a_float64_re_solve(a):
     """z_1 = (-a, -1), z_2 = (2^26, -1), z_3 = (0, 2^20) (K = Z Z^T exact: entries below 2^53): the
     origin is inside the triangle at distance 1 from the edge y = -1, ~10^6 from the others, so
-    m(K) = -delta_max = -1 exactly [RP14 Theorem 3].  The affine minimizer of {z_1, z_2} solved in
-    float64 (entries ~2^52, mu = 1) loses every digit of mu to cancellation (1.12 and 1.05 here), so
-    only the precision mode re-solves the facet; in float64 the value is the SVD offset b with its
-    allowance 64 n u max||z_i||.  Mutant: the re-solve also in float64 (``ar.is_mp or ...``):
-    upper = -sqrt(1.12) + 4e-6 < -1."""
+    m(K) = -delta_max = -1 exactly [RP14 Theorem 3].  The KKT value of the facet {z_1, z_2} solved in
+    float64 (entries ~2^52, lambda = 1) loses every digit to cancellation (1.12 and 1.05 here): the
+    bracket must not come from it (in float64 the value is the SVD offset b with its allowance
+    64 n u max||z_i||; at D digits the facet's exact squared distance).  On the census code the
+    mutant ``ar.is_mp or ...`` (a float64 re-solve) gave upper = -sqrt(1.12) + 4e-6 < -1."""
     K = _gram([[-a, -1], [2**26, -1], [0, 2**20]])
     for precision in (None, 30):
         m = M.margin(K, precision=precision)
