@@ -173,3 +173,90 @@ def test_normalized_perceptron_normalizes_in_mpmath_at_full_precision():
     w1 = r.trace[1].w
     with mpmath.workdps(60):
         assert abs(sum(mpmath.mpf(v) ** 2 for v in w1) - 1) < mpmath.mpf(10) ** -28
+
+
+# =============================================================================================
+# The arithmetic (reference.arithmetic)
+# =============================================================================================
+
+
+def test_g_norm_without_ar_is_computed_in_float64():
+    """g_norm(G, alpha) without ``ar``: "the norm is computed in float64 and returned as a Python float"
+    -- also for mpf arrays and inside a wider mpmath context, where evaluating on the mpf entries would
+    round differently (kills arithmetic.g_norm_4/_6/_8/_10: G or alpha not read as float64)."""
+    from reference.arithmetic import g_norm
+
+    cases = [(Fraction(575, 10000), Fraction(19, 51)), (Fraction(1, 3), Fraction(1, 31)), (Fraction(7, 11), Fraction(2, 9))]
+    with mpmath.workdps(40):
+        for c, a in cases:
+            cm, am = mpmath.mpf(c.numerator) / c.denominator, mpmath.mpf(a.numerator) / a.denominator
+            G = np.array([[mpmath.mpf(1), cm], [cm, mpmath.mpf(1)]], dtype=object)
+            p = np.array([am, 1 - am], dtype=object)
+            Gf, pf = G.astype(np.float64), p.astype(np.float64)
+            expected = float(np.sqrt(pf @ (Gf @ pf)))  # the definition, in float64
+            for GG, pp in ((G, p), (G, pf), (Gf, p), (G.tolist(), p.tolist())):
+                got = g_norm(GG, pp)
+                assert type(got) is float and got == expected, (c, a)
+
+
+def test_arithmetic_array_in_float64_rounds_everything_to_float64():
+    """Arithmetic(None).array: "float64 rounds what is not a float64" -- ints, Fractions and mpf come back
+    as a float64 array (kills Arithmetic.array_3/_5: np.array(x) without the dtype keeps int64 / object)."""
+    from reference.arithmetic import Arithmetic
+
+    ar = Arithmetic(None)
+    for x, want in (([1, 2], [1.0, 2.0]), ([Fraction(1, 3)], [1 / 3]), ([mpmath.mpf(2), mpmath.mpf("0.5")], [2.0, 0.5])):
+        a = ar.array(x)
+        assert a.dtype == np.float64
+        np.testing.assert_array_equal(a, want)
+
+
+def test_mpmath_elementwise_functions_keep_the_element_type_for_every_shape():
+    """In mpmath mode arrays are dtype=object arrays of mpf (module docstring); exp / log / sqrt of an
+    array keep that, for every shape, the empty one included (kills Arithmetic.exp_5/_7, log_5/_7,
+    sqrt_5/_7: without dtype=object an empty result becomes float64)."""
+    from reference.arithmetic import Arithmetic
+
+    ar = Arithmetic(30)
+    with ar.context():
+        for shape in ((0,), (2, 0), (2, 2)):
+            v = ar.array(np.full(shape, 4.0))
+            for f, val in ((ar.sqrt, mpmath.mpf(2)), (ar.exp, mpmath.exp(4)), (ar.log, mpmath.log(4))):
+                out = f(v)
+                assert out.dtype == object and out.shape == shape
+                assert all(isinstance(x, mpmath.mpf) and x == val for x in out.ravel())
+
+
+def test_floor_in_mpmath_is_exact_below_an_integer():
+    """floor(3 - 10^-25) = 2 at 30 digits (a value float64 cannot hold: it rounds to 3.0); in float64
+    floor(2.5) = 2 and floor(-0.5) = -1 (kills Arithmetic.floor_2/_5: numpy's floor on an mpf goes
+    through float64 and gives 3)."""
+    from reference.arithmetic import Arithmetic
+
+    ar = Arithmetic(30)
+    with ar.context():
+        x = mpmath.mpf(3) - mpmath.mpf(10) ** -25
+        assert x < 3 and ar.floor(x) == 2 and ar.floor(mpmath.mpf(3)) == 3
+    assert (Arithmetic(None).floor(2.5), Arithmetic(None).floor(-0.5), Arithmetic(None).floor(3.0)) == (2, -1, 3)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 2), (0, 0)])
+def test_scale_rows_pow2_keeps_an_empty_matrix(shape):
+    """scale_rows_pow2 multiplies each row by a power of two: a matrix without entries comes back as it
+    is, same shape (kills scale_rows_pow2_33: np.max over an empty axis raises; _40: np.zeros(None)
+    raises; _41: np.zeros(A.shape[1]) gives one exponent per column, which does not broadcast)."""
+    from reference.arithmetic import scale_rows_pow2
+
+    out = scale_rows_pow2(np.zeros(shape))
+    assert out.shape == shape and out.dtype == np.float64
+
+
+def test_g_norm_upper_bounds_also_a_negative_quadratic_form():
+    """For a G with p^T G p < 0 (not PSD: only the verifiers' inputs are), ||p||_G = sqrt(max(p^T G p, 0))
+    = 0, and g_norm_upper still returns a number >= 0, not an error (kills g_norm_upper_19:
+    ar.scalar(None) raises TypeError in the branch where Q + err rounds to <= 0)."""
+    from reference.arithmetic import Arithmetic, g_norm, g_norm_upper
+
+    for G, p in ((np.array([[-1.0]]), np.array([1.0])), (np.array([[1.0, -3.0], [-3.0, 1.0]]), np.array([0.5, 0.5]))):
+        b = g_norm_upper(G, p, Arithmetic(None))
+        assert g_norm(G, p) == 0.0 and b >= 0.0 and np.isfinite(b)
