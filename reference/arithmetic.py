@@ -240,8 +240,14 @@ def project_simplex(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     u := sort(v, descending); c_j := sum_{i<=j} u_i;
     r := max{ j : u_j - (c_j - 1)/j > 0 };  tau := (c_r - 1)/r;  Proj(v) := max(v - tau, 0).
     [RP14 Sec. 5.3; spec A.11]
+
+    ``v`` is first shifted by its maximum: Proj(v - t 1_n) = Proj(v) for every t (tau shifts by
+    t), and with u_1 = 0 the sums c_j - 1 keep the 1 at any scale (unshifted, |v_i| >= 2^53 made
+    c_1 - 1 == c_1 in float64, and the result was 0_n, off the simplex).  The shift rounds v_i by
+    at most u |v_i - max(v)|, at most u for every entry that ends up positive (within 1 of max(v)).
     """
     n = v.shape[0]
+    v = v - np.max(v)  # Proj(v - max(v) 1_n) = Proj(v): u_1 = 0, no loss of the 1 in c_j - 1
     u = np.sort(v)[::-1]
     c = np.cumsum(u)
     one = ar.scalar(1)

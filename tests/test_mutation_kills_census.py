@@ -260,3 +260,28 @@ def test_g_norm_upper_bounds_also_a_negative_quadratic_form():
     for G, p in ((np.array([[-1.0]]), np.array([1.0])), (np.array([[1.0, -3.0], [-3.0, 1.0]]), np.array([0.5, 0.5]))):
         b = g_norm_upper(G, p, Arithmetic(None))
         assert g_norm(G, p) == 0.0 and b >= 0.0 and np.isfinite(b)
+
+
+def test_project_simplex_at_an_extreme_scale():
+    """Proj(v + t 1_n) = Proj(v): the projection of (t, t) is (1/2, 1/2) and of (t, t - 256) is (1, 0) for
+    every t, also t = 2^60 or 1e20, where c_1 - 1 == c_1 in float64 (the unshifted sort method returned
+    0_n, off the simplex: the finding behind arithmetic.project_simplex_12/_13); mpmath alike beyond its
+    digits, and the compiled engine's copy (p^q_mu with a tiny mu) too."""
+    from reference.arithmetic import Arithmetic, project_simplex
+
+    F = Arithmetic(None)
+    for t in (2.0**60, 1e20, -1e20, 1e300):
+        assert project_simplex(np.array([t]), F).tolist() == [1.0]
+        assert project_simplex(np.array([t, t]), F).tolist() == [0.5, 0.5]
+        assert project_simplex(np.array([t - abs(t) * 2.0**-40, t, t]), F).tolist() == [0.0, 0.5, 0.5]
+    MP = Arithmetic(20)
+    with MP.context():
+        t = mpmath.mpf(10) ** 30
+        p = project_simplex(np.array([t, t, t - t / 10**10], dtype=object), MP)
+        assert list(p) == [mpmath.mpf(1) / 2, mpmath.mpf(1) / 2, 0]
+    numba = pytest.importorskip("numba")  # noqa: F841
+    from reference.fast.rp14_kernels import _project_q
+
+    out = np.empty(3)
+    _project_q(np.array([0.5, 0.25, 0.25]), np.array([-1.0, -1.0, 1.0]), 1e-20, out)  # v = q - Ga/mu ~ (1e20, 1e20, -1e20)
+    assert out.tolist() == [0.5, 0.5, 0.0]

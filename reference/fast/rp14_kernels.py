@@ -117,6 +117,12 @@ def _project_q(q, Ga, mu, out):
     v = np.empty(n)
     for i in range(n):
         v[i] = q[i] - Ga[i] / mu
+    vmax = v[0]
+    for i in range(1, n):
+        if v[i] > vmax:
+            vmax = v[i]
+    for i in range(n):  # v := v - max(v) 1_n: the same projection, no loss of the 1 in c_j - 1
+        v[i] = v[i] - vmax
     u = np.sort(v)[::-1]  # u := sort(v, descending)
     c = 0.0
     r = 0
