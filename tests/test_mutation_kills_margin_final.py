@@ -330,3 +330,27 @@ def test_affine_distance2_exact_closed_forms():
     assert M._affine_distance2_exact(_gram([[3, 1], [3, -2]])) == 9  # the line x = 3
     assert M._affine_distance2_exact(np.array([[1.0, 1.0], [1.0, 1.0]])) is None
     assert M._affine_distance2_exact(np.zeros((1, 1))) is None
+
+
+def test_origin_outside_a_facet_by_less_than_its_round_off():
+    """Four integer points in R^3 (K = Z Z^T exact, rank 3): z_1, z_2, z_3 span a plane with normal
+    n = (z_2 - z_1) x (z_3 - z_1) and <n, z_1> = det(z_1, z_2, z_3) = 1, z_4 is far on the far side
+    (<n, z_4> > 1), and the origin projects inside the triangle: so <n, z_i> >= 1 for every i and
+    the origin is OUTSIDE the hull, m(K) >= 1 / ||n|| ~ 7e-12 = 2e-17 max||z_i|| > 0 -- far below
+    the round-off of the float64 facet offset b, which comes out -2e-18.  The float64 allowance keeps
+    upper >= m; a facet re-solved at D digits would not (its exact distance is that of the
+    facet's plane, and -sqrt(mu) < 0 < m).  Mutants: the D-digit re-solve also for
+    -tol_side <= b < tol_side (``b < +tol_side``) or for every b (``ar.is_mp or ...``): upper = -1.1e-11
+    and feasible=False."""
+    Z = [[1901, 55907, 246804], [120322, 69347, 22872], [-102084, -97966, -195343], [-154112, 288563, -64179]]
+    z1, z2, z3, z4 = (np.array(v, dtype=object) for v in Z)
+    n = np.cross(z2 - z1, z3 - z1)
+    assert [int(n @ z) for z in (z1, z2, z3)] == [1, 1, 1] and n @ z4 > 1  # exact integers
+    n2 = int(n @ n)  # ||n||^2: m >= 1 / ||n||
+    K = _gram(Z)
+    for precision in (None, 30):
+        m = M.margin(K, precision=precision)
+        assert m.feasible is not False
+        up = M.rational(m.upper)
+        assert up > 0 and up * up * n2 >= 1, float(m.upper)
+        assert verify_margin_exact(m, K) == ""
