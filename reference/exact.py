@@ -159,6 +159,26 @@ def exact_rank(A, at_most: Optional[int] = None) -> int:
     return rank
 
 
+def exact_det(A) -> Fraction:
+    """The determinant of a square matrix of floats / ints / mpf over the rationals (Bareiss
+    fraction-free elimination on the integers of its dyadic entries: every division is exact)."""
+    A = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
+    n = A.shape[0]
+    ints, E = _dyadic(list(A.ravel()))
+    M = [ints[i * n : (i + 1) * n] for i in range(n)]
+    sign, prev = 1, 1
+    for c in range(n):
+        piv = next((i for i in range(c, n) if M[i][c] != 0), None)
+        if piv is None:
+            return Fraction(0)
+        if piv != c:
+            M[c], M[piv], sign = M[piv], M[c], -sign
+        for i in range(c + 1, n):
+            M[i] = [(M[c][c] * M[i][j] - M[i][c] * M[c][j]) // prev for j in range(n)]
+        prev = M[c][c]
+    return sign * Fraction(prev) * Fraction(2) ** (E * n)
+
+
 def _dot(x: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
     return sum((a * b for a, b in zip(x, y)), Fraction(0))
 

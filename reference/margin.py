@@ -56,7 +56,7 @@ import numpy as np
 
 from .arithmetic import UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, pow2_exponent, to_float
 from .data import check_gram, check_int
-from .exact import exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
+from .exact import exact_det, exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -394,24 +394,22 @@ def _kkt(KSS: np.ndarray, ar: Arithmetic):
 def _affine_distance2_exact(KSS: np.ndarray) -> Optional[Fraction]:
     """The squared distance from the origin to the affine hull of the points S, in exact rational
     arithmetic (K_SS as stored): lambda = min {w^T K_SS w : 1^T w = 1} = 1 / (1^T K_SS^-1 1), the KKT
-    value of :func:`_kkt` solved over Q (Gauss-Jordan); ``None`` if K_SS is singular.
+    value of :func:`_kkt` over Q; with B = [K_SS 1; 1^T 0], det B = -det K_SS 1^T K_SS^-1 1, so
+    lambda = -det K_SS / det B (two fraction-free determinants).  ``None`` if K_SS is singular.
 
     Needed because lambda ~ delta^2 is ill-conditioned in floating point when the origin is near
     the facet: a D-digit solve carries an absolute error ~ 10^-D max K_ii, so sqrt(lambda) is off by
     ~ 10^-D max K_ii / delta, far beyond the 10^-D max||z_i|| the facet allowance grants."""
     m = KSS.shape[0]
-    A = [[rational(KSS[i, j]) for j in range(m)] + [Fraction(1)] for i in range(m)]
-    for k in range(m):
-        piv = next((i for i in range(k, m) if A[i][k] != 0), None)
-        if piv is None:
-            return None
-        A[k], A[piv] = A[piv], A[k]
-        for i in range(m):
-            if i != k and A[i][k] != 0:
-                f = A[i][k] / A[k][k]
-                A[i] = [x - f * y for x, y in zip(A[i], A[k])]
-    s = sum(A[i][m] / A[i][i] for i in range(m))  # 1^T K_SS^-1 1
-    return 1 / s if s > 0 else None
+    B = np.empty((m + 1, m + 1), dtype=object)
+    B[:m, :m] = KSS
+    B[:m, m] = B[m, :m] = 1
+    B[m, m] = 0
+    dK, dB = exact_det(KSS), exact_det(B)
+    if dK == 0 or dB == 0:
+        return None
+    lam = -dK / dB
+    return lam if lam > 0 else None
 
 
 def _gauss_mp(A: np.ndarray, b: np.ndarray) -> np.ndarray:

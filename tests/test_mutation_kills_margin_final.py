@@ -354,3 +354,20 @@ def test_origin_outside_a_facet_by_less_than_its_round_off():
         up = M.rational(m.upper)
         assert up > 0 and up * up * n2 >= 1, float(m.upper)
         assert verify_margin_exact(m, K) == ""
+
+
+def test_exact_det_closed_forms():
+    """Bareiss on the integers of the dyadic entries: det [[1, 2], [3, 4]] = -2; diag(1/2, 1/4) = 1/8;
+    a row swap flips the sign (det [[0, 1], [1, 0]] = -1, and a pivot found below the diagonal);
+    singular -> 0; mpf and int entries as exactly as floats; an entry 2^-60 beside 1 kept exactly."""
+    import mpmath
+
+    from reference.exact import exact_det
+
+    assert exact_det(np.array([[1.0, 2.0], [3.0, 4.0]])) == -2
+    assert exact_det(np.array([[0.5, 0.0], [0.0, 0.25]])) == Fraction(1, 8)
+    assert exact_det(np.array([[0.0, 1.0], [1.0, 0.0]])) == -1
+    assert exact_det(np.array([[0.0, 0.0, 1.0], [0.0, 2.0, 0.0], [3.0, 0.0, 0.0]])) == -6
+    assert exact_det(np.array([[1.0, 2.0], [2.0, 4.0]])) == 0
+    assert exact_det(np.array([[mpmath.mpf(3), 1], [1, mpmath.mpf("0.5")]], dtype=object)) == Fraction(1, 2)
+    assert exact_det(np.array([[1.0, 2.0**-60], [2.0**-60, 1.0]])) == 1 - Fraction(1, 2**120)
