@@ -334,12 +334,6 @@ def _csr_matvec(data, indices, indptr, v: np.ndarray) -> np.ndarray:
     return np.bincount(rows, weights=data * v[indices], minlength=indptr.shape[0] - 1)
 
 
-def _csr_rmatvec(data, indices, indptr, v: np.ndarray, d: int) -> np.ndarray:
-    """Z^T v for Z in CSR, in NumPy."""
-    rows = _csr_rows(indptr)
-    return np.bincount(indices, weights=data * v[rows], minlength=d)
-
-
 def verify_separator_factored(Z, alpha: np.ndarray) -> str:
     """'' if G alpha > 0 beyond round-off for the linear kernel's G = Z Z^T, else why.
 
