@@ -182,3 +182,143 @@ def test_certificate_verifiers_name_a_negative_entry_and_a_bad_sum():
         p = np.array([mpmath.mpf(1) / 2, mpmath.mpf(1) / 2 + mpmath.mpf(10) ** -20], dtype=object)
         assert verify_certificate_factored(Z, p, 1.0).startswith("sum(p) = ")
         assert verify_certificate_factored(Z, p, 1.0).endswith(" is not 1")
+
+
+@pytest.mark.parametrize("rho, Delta", [(1.0, None), (None, 1.0), (2.0, 0.5)])
+def test_pattern_allowance_counts_the_rho_and_delta_coordinates(rho, Delta):
+    """The implicit PT11 patterns y_k = l_k [x_k, rho, Delta e_k] get verify_separator_primal's
+    allowance (K + 16) eps |y_k| . |a| with the rho and Delta coordinates included ("both engines
+    accept exactly the same claims").  One pattern, x = [1], a = [1, a_rho, a_Delta] with the
+    extra coordinates cancelling 1 up to t = 2^-47 (all exact): the margin t is below the full
+    allowance (about 2 (K + 16) 2^-52 >= 2.25 * 2^-48) but above the part of x alone, so neither
+    verifier may claim it; with t = 2^-40 both do."""
+    from reference.result import pattern_allowance, verify_separator_patterns, verify_separator_primal
+
+    data, indices, indptr, labels = np.array([1.0]), np.array([0]), np.array([0, 1]), np.array([1.0])
+    extra = [v for v in (rho, Delta) if v is not None]
+    for t, ok in [(2.0**-47, False), (2.0**-40, True)]:
+        # split -(1 - t) over the extra coordinates: coefficient c_j on value v_j, sum c_j v_j = -(1 - t)
+        coef = [-(1 - t) / extra[0]] if len(extra) == 1 else [-0.5 / extra[0], -(0.5 - t) / extra[1]]
+        a = np.array([1.0] + coef)
+        Z = np.array([[1.0] + extra])  # the pattern, formed
+        margins, slack = pattern_allowance(data, indices, indptr, labels, rho, Delta, a, 1)
+        assert margins[0] == float(Fraction(1) + sum(Fraction(c) * Fraction(v) for c, v in zip(coef, extra)))
+        assert slack[0] >= float(np.abs(Z[0]) @ np.abs(a)) * 2.0**-52 * (a.shape[0] + 16)
+        assert (verify_separator_patterns(data, indices, indptr, labels, rho, Delta, a, 1) == "") is ok
+        assert (verify_separator_primal(Z, a) == "") is ok
+
+
+# =============================================================================================
+# reference.exact
+# =============================================================================================
+
+from reference.exact import exact_rank, ratio_at_least, verify_exact, verify_margin_exact  # noqa: E402
+from reference.margin import Margin  # noqa: E402
+from reference.result import Result  # noqa: E402
+
+
+def test_ratio_at_least_on_a_grid_of_signs_and_zeros():
+    """N / sqrt(Q) >= bound, decided exactly: against the same comparison made with the rational
+    square roots of perfect-square Q, over every sign of N and bound, zeros included."""
+    roots = [Fraction(1, 10), Fraction(1), Fraction(2), Fraction(3, 7)]
+    values = [Fraction(v) for v in (-5, -2, -1, Fraction(-1, 2), 0, Fraction(1, 2), 1, 2, 5)]
+    for r in roots:
+        for N in values:
+            for bound in values:
+                assert ratio_at_least(N, r * r, bound) is (N / r >= bound), (N, r * r, bound)
+
+
+_P = 2**31 - 1  # reference.exact._PRIME
+
+
+@pytest.mark.parametrize(
+    "M, rank_q, rank_p",
+    [
+        # diagonal with one entry divisible by the prime: rank 3 over Q, 2 modulo p
+        ([[1, 0, 0], [0, _P, 0], [0, 0, 1]], 3, 2),
+        # the same, rows permuted (pivots found below the current row, a zero column first)
+        ([[0, 0, 0, 1], [0, _P, 0, 0], [0, 0, 1, 0], [0, 1, 1, 0], [0, 0, 0, 2]], 3, 3),
+        ([[0, 0, 1], [0, 5, 0], [0, 0, 0], [3, 0, 0], [0, 0, _P]], 3, 3),
+        ([[0, 0, 2 * _P, 0], [0, 0, 0, 1], [0, 7, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], 4, 3),
+        ([[0, 1, 1], [1, 0, _P], [1, 1, 1 + _P]], 2, 2),  # row 3 = row 1 + row 2
+    ],
+)
+def test_exact_rank_shortcut_returns_the_rank_modulo_the_prime(M, rank_q, rank_p):
+    """exact_rank(A) is the rank over Q; with at_most=r, "a cheap rank modulo a prime ... that
+    already exceeds r is returned at once" (the docstring), else the rank over Q.  The ranks
+    modulo p = 2^31 - 1 (entries divisible by p vanish) are worked out by hand."""
+    A = np.array(M, dtype=object)
+    assert exact_rank(A) == rank_q
+    for r in range(0, rank_q + 1):
+        assert exact_rank(A, at_most=r) == (rank_p if rank_p > r else rank_q), r
+
+
+def test_exact_rank_is_exact_for_integers_beyond_float64():
+    """Row 3 = row 1 + row 2 with ~60-bit integer entries: rank 2 exactly (Bareiss: every division
+    exact), although the 2 x 2 minors need ~120 bits."""
+    r1 = [2**60 + 12345, 3**37 + 1, 5**25 - 7]
+    r2 = [7**21 + 3, 2**59 - 99, 11**17 + 5]
+    r3 = [a + b for a, b in zip(r1, r2)]
+    assert exact_rank(np.array([r1, r2, r3], dtype=object)) == 2
+    assert exact_rank(np.array([r1, r2, [r3[0] + 1, r3[1], r3[2]]], dtype=object)) == 3
+
+
+def test_verify_exact_refuses_a_zero_margin_and_reads_python_ints_exactly():
+    """A separator claim needs (G alpha)_i > 0 exactly: G alpha = 0 is refused.  And the data are
+    read as the exact rationals they are: a Python int 2^60 + 1 in a list (beyond float64's 53 bits)
+    is not rounded, so w = [1, -2^60] has y <w, x> = 1 > 0 for x = [2^60 + 1, 1.0]."""
+    G = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    res = Result(algorithm="nkp", status="separator", iterations=1, alpha=np.array([0.5, 0.5]))
+    assert verify_exact(res, G) == "(G alpha)_0 = 0.000e+00 is not > 0 in exact arithmetic"
+    w = np.array([1.0, -(2.0**60)])
+    for name in ("perceptron", "pfm"):
+        res = Result(algorithm=name, status="separator", iterations=1, w=w)
+        assert verify_exact(res, [[2**60 + 1, 1.0]], [1]) == ""
+        assert verify_exact(res, [[2**60 - 1, 1.0]], [1]).startswith("y_i <w, x_i>_0 = -1.000e+00 is not > 0")
+
+
+def _margin(lower, upper, alpha=None, p=None, feasible=None):
+    as_arr = lambda v: None if v is None else np.array(v, dtype=float)  # noqa: E731
+    return Margin(value=upper, lower=lower, upper=upper, feasible=feasible, alpha=as_arr(alpha), p=as_arr(p),
+                  support=(), precision="float64", method="by hand")
+
+
+_I2 = np.eye(2)
+_OPP = np.array([[1.0, -1.0], [-1.0, 1.0]])  # z_1 = 1, z_2 = -1: m = -1 (0 in the hull)
+
+
+@pytest.mark.parametrize(
+    "K, m, expected",
+    [
+        # a single point z = 1: m(K) = 1 exactly; upper at equality, and a p scaled by 2 (||p||/1^T p = 1)
+        ([[1.0]], _margin(1.0, 1.0, alpha=[1.0], p=[1.0], feasible=True), ""),
+        ([[1.0]], _margin(1.0, 1.0, alpha=[1.0], p=[2.0], feasible=True), ""),
+        ([[1.0]], _margin(0.5, 0.5, alpha=[1.0], p=[2.0]), "upper = 0.5 is below ||p||_K / 1^T p = 1.0 in exact arithmetic"),
+        # feasible=True needs lower > 0
+        ([[1.0]], _margin(0.0, 1.0, alpha=[1.0], p=[1.0], feasible=True), "feasible=True but lower = 0.000e+00 is not > 0"),
+        ([[1.0]], _margin(-0.5, 1.0, alpha=[1.0], p=[1.0], feasible=True), "feasible=True but lower = -5.000e-01 is not > 0"),
+        ([[1.0]], _margin(0.5, 1.0, p=[1.0]), "a finite lower bound without a witness alpha"),
+        # m = -1 exactly: the right infeasible margin passes (lower -1 by alpha; upper -1 by nothing finite)
+        (_OPP, _margin(-1.0, -1.0, alpha=[1.0, 0.0], p=[0.5, 0.5], feasible=False), ""),
+        (_OPP, _margin(-np.inf, -1.0, alpha=None, p=None, feasible=False), ""),
+        # a too-small negative upper is refuted by a named candidate, with its value N / sqrt(Q)
+        (_OPP, _margin(-np.inf, -2.0, alpha=[1.0, 0.0], p=None),
+         "upper = -2.0 < 0, yet alpha = alpha gives min(K alpha)/||alpha||_K = -1.0 > upper in exact arithmetic"),
+        (_OPP, _margin(-np.inf, -2.0, alpha=None, p=[0.0, 1.0]),
+         "upper = -2.0 < 0, yet alpha = p gives min(K alpha)/||alpha||_K = -1.0 > upper in exact arithmetic"),
+        (_I2, _margin(-np.inf, -1.0, alpha=None, p=None),
+         f"upper = -1.0 < 0, yet alpha = uniform gives min(K alpha)/||alpha||_K = {0.5 / 0.5 ** 0.5!r} > upper in exact arithmetic"),
+        (_I2, _margin(-np.inf, -1.0, alpha=[2.0, 0.0], p=None),
+         f"upper = -1.0 < 0, yet alpha = uniform gives min(K alpha)/||alpha||_K = {0.5 / 0.5 ** 0.5!r} > upper in exact arithmetic"),
+    ],
+)
+def test_verify_margin_exact_on_margins_worked_out_by_hand(K, m, expected):
+    """verify_margin_exact's checks, each on a Gram matrix whose margin is known in closed form:
+    the witnesses' values are exact rationals (or 1/sqrt(2)), so every verdict and every number in
+    its message is worked out by hand."""
+    assert verify_margin_exact(m, np.array(K)) == expected
+
+
+def test_verify_margin_exact_names_the_shape_of_a_non_square_k():
+    with pytest.raises(ValueError, match=r"K must be the square Gram matrix the margin was computed from, got shape \(2, 3\)"):
+        verify_margin_exact(_margin(0.5, 1.0, alpha=[1.0, 0.0], p=[1.0, 0.0]), np.ones((2, 3)))
