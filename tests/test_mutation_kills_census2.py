@@ -322,3 +322,59 @@ def test_verify_margin_exact_on_margins_worked_out_by_hand(K, m, expected):
 def test_verify_margin_exact_names_the_shape_of_a_non_square_k():
     with pytest.raises(ValueError, match=r"K must be the square Gram matrix the margin was computed from, got shape \(2, 3\)"):
         verify_margin_exact(_margin(0.5, 1.0, alpha=[1.0, 0.0], p=[1.0, 0.0]), np.ones((2, 3)))
+
+
+# =============================================================================================
+# reference.smoothed
+# =============================================================================================
+
+import reference  # noqa: E402
+
+# a_1 = e_1, a_2 = -e_1, a_3 = e_2: never strictly separable (a_1 = -a_2), 0 on the hull's boundary
+_G_BOUNDARY = np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def test_snkp_exit_test_is_strict():
+    """[RP14 Alg. 4] halts on G alpha_k > 0_n (strict).  On _G_BOUNDARY the iterates keep alpha_1 =
+    alpha_2 (the instance is symmetric in points 1 and 2), so G alpha_k = (0, 0, alpha_3) >= 0 with
+    exact zeros: no claim is made at all, and the budget ends the run with the plain message."""
+    r = reference.snkp(_G_BOUNDARY, max_iter=50)
+    Ga = _G_BOUNDARY @ r.alpha
+    assert Ga[0] == 0 and Ga[1] == 0 and Ga[2] > 0  # the premise: on the boundary of the test
+    assert (r.status, r.iterations, r.message) == ("max_iter", 50, "budget exhausted after 50 iterations")
+
+
+def test_snkpvn_certificate_test_is_strict_at_equality():
+    """[RP14 Alg. 6] returns p_k when ||p_k||_G < delta (strict).  G of the points a, -a and
+    q = (3/4, 1/4): alpha_0 = q, G alpha_0 = (1/2, -1/2), mu_0 = 2n = 4, so
+    p_0 = Proj(q - G alpha_0 / mu_0) = (5/8, 3/8) and ||p_0||_G = |5/8 - 3/8| = 1/4, all exact
+    in float64.  With delta = 1/4 and no budget, no certificate is claimed; with delta just above
+    1/4 it is returned at once."""
+    G = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    r = reference.snkpvn(G, [0.75, 0.25], 0.25, max_iter=0)
+    assert list(r.p) == [0.625, 0.375]
+    assert (r.status, r.iterations, r.message) == ("max_iter", 0, "budget exhausted after 0 iterations")
+    r = reference.snkpvn(G, [0.75, 0.25], np.nextafter(0.25, 1.0), max_iter=0)
+    assert (r.status, r.iterations) == ("certificate", 0)
+
+
+# feasible with a tiny margin (~3e-8): the points (1, s), (-1, s), (1, s), s = 3e-8
+_G_TINY = reference.gram(np.array([[1.0, 3e-8], [-1.0, 3e-8], [1.0, 3e-8]]), [1, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "call, budget",
+    [
+        (lambda: reference.snkp(_G_BOUNDARY, engine="fast"), 10_000),
+        (lambda: reference.snkpvn(_G_BOUNDARY, [1 / 3, 1 / 3, 1 / 3], 1e-12, engine="fast"), 10_000),
+        (lambda: reference.isnkpvn(_G_TINY, 2.0, 1e-12, engine="fast"), 100_000),
+    ],
+    ids=["snkp", "snkpvn", "isnkpvn"],
+)
+def test_default_budget_of_the_smoothed_algorithms(call, budget):
+    """The signatures' defaults: max_iter = 10_000 for SNKP and SNKPVN, 100_000 for ISNKPVN, passed
+    on by the textbook wrapper to the compiled engine; on instances that neither separate nor
+    certify within them the run stops exactly there."""
+    pytest.importorskip("numba")
+    r = call()
+    assert (r.status, r.iterations, r.message) == ("max_iter", budget, f"budget exhausted after {budget} iterations")
