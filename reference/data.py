@@ -333,20 +333,22 @@ def check_simplex(q, n: int, name: str = "q") -> np.ndarray:
 def check_real(name: str, value, *, low=None, high=None, low_open=True, high_open=False, hint=""):
     """Validate a real parameter in an interval; return it unchanged.
 
-    ``low_open`` / ``high_open`` choose strict or non-strict bounds.
+    ``low_open`` / ``high_open`` choose strict or non-strict bounds; ``hint`` (how to fix it)
+    ends every message: a non-real, a non-finite or an out-of-range value.
     """
+    fix = "; " + hint if hint else ""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise ValueError(f"{name} must be a real number, got {value!r}{fix}")
     v = float(value)
     if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {value!r}{fix}")
     ok_low = low is None or (v > low if low_open else v >= low)
     ok_high = high is None or (v < high if high_open else v <= high)
     if not (ok_low and ok_high):
         lo = "-inf" if low is None else f"{low}"
         hi = "inf" if high is None else f"{high}"
         interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}{'; ' + hint if hint else ''}")
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}{fix}")
     return value
 
 

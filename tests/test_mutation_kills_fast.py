@@ -757,3 +757,18 @@ def test_compiled_mu_plus_is_the_textbook_root_bit_for_bit():
     assert not K._mu_plus(K.PFM_KIND, 0.5, 0.25, 0.25, 1.0, 3)[0]
     # every branch was exercised
     assert {("pdm", True), ("pdm", False), ("pfm", True, True), ("pfm", False, True), ("pfm", False, False)} <= seen, seen
+
+
+def test_check_real_names_the_fix_for_every_bad_value():
+    """Every refusal of check_real ends with the caller's hint (house rule: name the argument
+    and the fix) -- NaN, inf and non-real values included, not only out-of-range ones."""
+    from reference.data import check_real
+
+    hint = "the augmentation coordinate, e.g. rho=1.0"
+    for bad, what in [(float("nan"), "must be finite"), (float("inf"), "must be finite"), ("1", "must be a real number"), (True, "must be a real number"), (-1.0, r"must lie in \(0, inf\)")]:
+        with pytest.raises(ValueError, match=rf"^rho {what}, got .*; {hint}$"):
+            check_real("rho", bad, low=0, hint=hint)
+    with pytest.raises(ValueError, match=r"^rho must be finite, got nan$"):  # no hint: no dangling "; "
+        check_real("rho", float("nan"))
+    with pytest.raises(ValueError, match=r"^rho must lie in \[0, 1\], got 2$"):
+        check_real("rho", 2, low=0, high=1, low_open=False)
