@@ -532,8 +532,6 @@ def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float
     if Delta is not None:
         check_real("Delta", Delta, low=0, hint="pass e.g. Delta=1.0, or Delta=None for the original space")
     P = make_patterns(X, y, rho=None if rho is None else float(rho), Delta=None if Delta is None else float(Delta))
-    if normalize and P.rho is None and np.any(np.diff(P.indptr) == 0):
-        make_patterns(X, y, rho=None, Delta=None)  # raises the zero-row error
     _check_scale(P)
     base = dict(m=P.m, d=P.n_features, nnz=P.nnz, R=_R(P, normalize), rho=P.rho, Delta=P.Delta, normalize=bool(normalize))
     if P.Delta is not None:
@@ -543,7 +541,7 @@ def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float
         lo, up = certified_lower(P, u), certified_upper(P, beta)
         method = (f"extended space (Delta={P.Delta:g}): L2-SVM primal by semismooth Newton ({steps} steps); "
                   "lower = min_k u.y_k/||u||, upper = ||sum beta_k y_k||/sum beta_k [RP14 Lemma 3], rounding bounded")
-        return DataMargin(lower=lo, upper=up, value=min(max(1 / math.sqrt(float(u @ u)), lo), up), separable=lo > 0,
+        return DataMargin(lower=lo, upper=up, value=min(max(1 / math.sqrt(float(u @ u)), lo), up), separable=True if lo > 0 else None,
                           u=u, beta=beta, gordan=None, method=method, seconds=time.perf_counter() - t0,
                           info={"newton_steps": steps}, **base)  # fmt: skip
     cert = gordan_certificate(P)

@@ -1,0 +1,134 @@
+"""Kills for survivors of the full mutmut 3.8.1 census of reference/ outside margin.py (issue 13,
+session 6), modules data_margin, fast.engine, data, dynamic_margin; see
+benchmarks/mutation/census_survivors3.md.  Each kill was checked by applying the mutant to the
+source by hand: the test fails on the mutant and passes on the original."""
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference.data_margin as DM
+
+MARGIN = sys.modules["reference.margin"]  # the module (the package exports the function `margin`)
+
+
+# =============================================================================================
+# reference.data_margin._polish_mp: the candidate set is enlarged until no point violates
+# =============================================================================================
+
+# A = (1, 1), B = (1, -1), C = (1, -10), E = (1, -20), D_j = (2, j) for j = 1..7, E' = (1, -50).
+# Every point has x >= 1 and A, B give (1, 0) = (A + B) / 2: the min-norm point is u* = (1, 0),
+# with C, E, E' on its boundary (margin 1 = |u*|^2) and the D_j inside (margin 2).
+_POLISH_Y = np.array([[1, 1], [1, -1], [1, -10], [1, -20]] + [[2, j] for j in range(1, 8)] + [[1, -50]], dtype=float)
+_POLISH_START = 2  # the float "support" handed to the polish: p = e_C, u = C
+
+
+def _spy_rounds(monkeypatch):
+    """Record, for every mpmath Wolfe run of _polish_mp (one per round), the candidates' squared norms."""
+    rounds = []
+    real = MARGIN._wolfe
+
+    def spy(K, ar, max_iter, start=None):
+        rounds.append(sorted(int(round(float(K[i, i]))) for i in range(K.shape[0])))
+        return real(K, ar, max_iter, start=start)
+
+    monkeypatch.setattr(MARGIN, "_wolfe", spy)
+    return rounds
+
+
+@pytest.mark.parametrize(
+    "Y, start, u_star",
+    [
+        # the instance above: u* = (1, 0)
+        (_POLISH_Y, _POLISH_START, (Fraction(1), Fraction(0))),
+        # 12 integer points; the min-norm point lies on the segment from (1, 4) to (4, -6):
+        # (1 + 3t, 4 - 10t) with 3 (1 + 3t) = 10 (4 - 10t), t = 37/109: u* = (220, 66) / 109, and
+        # every point has margin >= |u*|^2 = 484/109 (checked in the test).  A candidate set that
+        # forgets the previous round's support cycles here between two wrong corrals.
+        (np.array([[4, -6], [6, -6], [4, -1], [3, 6], [4, -3], [4, -2], [6, -3], [4, -6], [4, -2], [7, 6], [1, 4], [7, 4]],
+                  dtype=float), 8, (Fraction(220, 109), Fraction(66, 109))),
+    ],
+)
+def test_polish_enlarges_the_candidates_until_the_min_norm_point(Y, start, u_star):
+    """_polish_mp returns the min-norm point of conv{rows} even when the first candidate set (the
+    float support and the 2 (d0 + 1) smallest margins) misses its support: the points that violate
+    optimality (margin < |u|^2) are added and Wolfe runs again.  The answer is checked against the
+    closed form, exactly: every margin y_k . u* >= |u*|^2 (so u* is the min-norm point)."""
+    Yq = [[Fraction(int(v)) for v in row] for row in Y]
+    norm2 = u_star[0] ** 2 + u_star[1] ** 2
+    assert min(r[0] * u_star[0] + r[1] * u_star[1] for r in Yq) == norm2  # u* is optimal, exactly
+    p0 = np.zeros(len(Y))
+    p0[start] = 1.0
+    p, u = DM._polish_mp(sp.csr_matrix(Y), p0)
+    want = np.array([float(v) for v in u_star])
+    assert np.all(np.abs(u - want) <= 1e-15 * np.abs(want).max()), u
+    assert np.all(p >= 0) and abs(p.sum() - 1) <= 1e-15 * len(p)
+    assert np.all(np.abs(Y.T @ p - u) <= 1e-14 * np.abs(want).max())
+
+
+def test_polish_candidates_and_rounds(monkeypatch):
+    """The rounds of _polish_mp on the instance above, by hand.
+
+    Round 1: candidates = the support of p (C, |C|^2 = 101) and the 6 smallest margins at u = C, the
+    D_j with j = 2..7 (margins 2 - 10 j; |D_j|^2 = 4 + j^2).  Their min-norm point is on the segment
+    C D_7, u_1 = (459, -27) / 290, where A and B violate (margins 432/290, 486/290 < |u_1|^2 = 729/290)
+    and E, E', D_1 do not.  Round 2 adds them and ends at u* = (1, 0).  There E and E' lie ON the
+    boundary (margin 1 = |u*|^2): they do not violate optimality, so there is no third round."""
+    rounds = _spy_rounds(monkeypatch)
+    p0 = np.zeros(len(_POLISH_Y))
+    p0[_POLISH_START] = 1.0
+    p, u = DM._polish_mp(sp.csr_matrix(_POLISH_Y), p0)
+    assert rounds[0] == sorted([101] + [4 + j * j for j in range(2, 8)])
+    assert len(rounds) == 2
+    assert rounds[1][:2] == [2, 2]  # A and B (|A|^2 = |B|^2 = 2) are candidates now
+    assert abs(u[0] - 1) <= 1e-15 and abs(u[1]) <= 1e-15
+
+
+# =============================================================================================
+# reference.data_margin.margin_from_data: the fields of its answer
+# =============================================================================================
+
+
+def test_extended_space_answer_carries_its_witnesses_delta_and_time():
+    """x = 1 (label +1), x = -1 (label -1), Delta: gamma_d = sqrt(1 + Delta^2 / 2) (closed form, see
+    test_mutation_kills_data).  The answer records Delta, and its witnesses reproduce its bounds:
+    certified_lower(P, u) = lower and certified_upper(P, beta) = upper (the certification is
+    deterministic); seconds is the measured time of this call."""
+    import time
+
+    X, y, D = np.array([[1.0], [-1.0]]), np.array([1, -1]), 0.5
+    t0 = time.perf_counter()
+    M = DM.margin_from_data(X, y, Delta=D)
+    elapsed = time.perf_counter() - t0
+    assert M.Delta == D and M.rho is None and M.separable is True
+    P = DM.make_patterns(X, y, rho=None, Delta=D)
+    assert M.u is not None and M.u.shape == (P.dim,) and DM.certified_lower(P, M.u) == M.lower
+    assert M.beta is not None and M.beta.shape == (2,) and DM.certified_upper(P, M.beta) == M.upper
+    assert M.lower <= np.sqrt(1 + D * D / 2) <= M.upper
+    assert 0 < M.seconds <= elapsed and M.as_dict()["Delta"] == D
+
+
+def test_gordan_answer_records_its_time():
+    """The non-separable path (Gordan) also reports the measured time of the call."""
+    import time
+
+    t0 = time.perf_counter()
+    M = DM.margin_from_data(np.array([[1.0], [1.0]]), np.array([1, -1]))  # z = 1, -1: 0 = (z_1 + z_2) / 2
+    elapsed = time.perf_counter() - t0
+    assert M.separable is False and dict(zip(*M.gordan)) == {0: Fraction(1, 2), 1: Fraction(1, 2)}
+    assert 0 < M.seconds <= elapsed
+
+
+def test_extended_space_witness_that_proves_nothing_is_undecided(monkeypatch):
+    """With Delta every data set is separable (PT11 Sec. 5), but the claim rests on the witness: an
+    untrusted search that returns u with min_k u . y_k = 0 proves only lower = 0.  Then the answer is
+    undecided (None), never 'separable' (lower > 0 is not certified) nor 'not separable' (False means
+    a Gordan certificate, which the extended space never has).
+    x_1 = (1, 0), x_2 = (0, 1), both +1, Delta = 1: y_1 = (1, 0, 1, 0), y_2 = (0, 1, 0, 1); the witness
+    v = (0, 1), s = (0, 1) gives u = (0, 1, 0, 1): u . y_1 = 0 exactly (disjoint supports), u . y_2 = 2."""
+    monkeypatch.setattr(DM, "_newton_l2svm", lambda P: (np.array([0.0, 1.0]), np.array([0.0, 1.0]), 1))
+    M = DM.margin_from_data(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, 1]), Delta=1.0)
+    assert M.lower == 0.0 and M.separable is None
+    assert M.upper >= 1 / np.sqrt(2)  # beta = s / Delta = (0, 1): ||y_2|| / 1 = sqrt(2) >= gamma_d
