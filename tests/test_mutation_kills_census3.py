@@ -132,3 +132,80 @@ def test_extended_space_witness_that_proves_nothing_is_undecided(monkeypatch):
     M = DM.margin_from_data(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, 1]), Delta=1.0)
     assert M.lower == 0.0 and M.separable is None
     assert M.upper >= 1 / np.sqrt(2)  # beta = s / Delta = (0, 1): ||y_2|| / 1 = sqrt(2) >= gamma_d
+
+
+# =============================================================================================
+# reference.data_margin._newton_l2svm: semismooth Newton, traced by hand
+# =============================================================================================
+
+
+@pytest.mark.parametrize(
+    "x, labels, Delta, v_star, steps",
+    [
+        # z = (1, -1) (x = 1 twice, labels +1, -1): the gradient at v = 0 is -2 Delta^-2 (1 - 1) = 0, so
+        # v = 0 is the optimum; the first step is 0, keeps the active set {1, 2}: one step.
+        ([1.0, 1.0], [1, -1], 0.5, Fraction(0), 1),
+        # z = (1, 1), Delta^2 = 1/4: the first step solves the quadratic of the active set {1, 2}:
+        # v = sum z / (Delta^2 + sum z^2) = 2 / (9/4) = 8/9 < 1, so both stay active: one step.
+        ([1.0, -1.0], [1, -1], 0.5, Fraction(8, 9), 1),
+        # z = (3, 1, 4, 2), Delta = 2: step 1 (all active): H = 2 + 30/2 = 17, g = -10/2: v = 5/17, active
+        # {z = 1, 2, 3}; step 2: H = 2 + 14/2 = 9, g = 9 v - 3: v = 1/3, where 1 - 3 v = 0: active {1, 2};
+        # step 3: H = 2 + 5/2, g = 4.5 v - 1.5 = 0 at v = 1/3: a full zero step keeping the active set.
+        ([3.0, 1.0, 4.0, 2.0], [1, 1, 1, 1], 2.0, Fraction(1, 3), 3),
+    ],
+)
+def test_newton_steps_and_minimizer_by_hand(x, labels, Delta, v_star, steps):
+    """_newton_l2svm minimizes ||v||^2 + Delta^-2 sum_k max(0, 1 - v z_k)^2 and stops after the first full
+    step that keeps the active set (the minimizer of that piece's quadratic); s_k = max(0, 1 - v z_k) / Delta."""
+    P = DM.make_patterns(np.array(x)[:, None], np.array(labels), rho=None, Delta=Delta)
+    v, s, n = DM._newton_l2svm(P)
+    assert n == steps
+    assert abs(v[0] - float(v_star)) <= 1e-15
+    z = np.array(x) * np.array(labels)
+    want = [float(max(Fraction(0), 1 - v_star * Fraction(zk)) / Fraction(Delta)) for zk in z]
+    np.testing.assert_allclose(s, want, rtol=0, atol=1e-15)
+
+
+# =============================================================================================
+# reference.data_margin._wolfe_primal: Wolfe's min-norm point, small cases by hand
+# =============================================================================================
+
+
+def test_wolfe_primal_starts_at_the_shortest_point():
+    """Wolfe starts at the shortest point y_j0, |y_j0| = min_k |y_k|.  conv{(3, 0), (1, 0)} has min-norm
+    point (1, 0), the shortest point itself: the first optimality test passes, one cycle, p = e_2."""
+    p, it, converged = DM._wolfe_primal(sp.csr_matrix(np.array([[3.0, 0.0], [1.0, 0.0]])))
+    assert (it, converged) == (1, True)
+    np.testing.assert_array_equal(p, [0.0, 1.0])
+
+
+def test_wolfe_primal_cycle_budget_and_convergence_flag(monkeypatch):
+    """conv{(1, 1), (1, -1)}: cycle 1 starts at y_1 (first of the two shortest), adds y_2 and moves to the
+    affine minimizer (1/2, 1/2); cycle 2 finds (1, 0) optimal.  With a budget of 1 cycle the answer is
+    (1/2, 1/2) with converged=False (the optimality test never passed); with 2 cycles converged=True."""
+    Y = sp.csr_matrix(np.array([[1.0, 1.0], [1.0, -1.0]]))
+    monkeypatch.setattr(DM, "WOLFE_MAX_ITER", 1)
+    p, it, converged = DM._wolfe_primal(Y)
+    assert (it, converged) == (1, False)
+    np.testing.assert_array_equal(p, [0.5, 0.5])
+    monkeypatch.setattr(DM, "WOLFE_MAX_ITER", 2)
+    p, it, converged = DM._wolfe_primal(Y)
+    assert (it, converged) == (2, True)
+    np.testing.assert_array_equal(p, [0.5, 0.5])
+
+
+def test_wolfe_primal_reaches_the_origin_exactly():
+    """conv{(1, 0), (-1, 0)} contains 0: Wolfe moves to (y_1 + y_2) / 2 = 0 exactly, where
+    q - min_i (K p)_i = 0 - 0 <= WOLFE_RTOL q = 0: converged (the test is <=, and holds with equality)."""
+    p, it, converged = DM._wolfe_primal(sp.csr_matrix(np.array([[1.0, 0.0], [-1.0, 0.0]])))
+    assert converged is True and it == 2
+    np.testing.assert_array_equal(p, [0.5, 0.5])
+
+
+@pytest.mark.parametrize("scale", [2.0**-14, 1.0, 2.0**14])
+def test_wolfe_primal_is_scale_invariant(scale):
+    """The optimality test is relative (q - min (K p)_i <= WOLFE_RTOL q), so scaling the points by a power
+    of two changes nothing: conv{(1, 1), (1, -1)} * scale has weights (1/2, 1/2), 2 cycles, converged."""
+    p, it, converged = DM._wolfe_primal(sp.csr_matrix(scale * np.array([[1.0, 1.0], [1.0, -1.0]])))
+    assert (it, converged) == (2, True)
+    np.testing.assert_array_equal(p, [0.5, 0.5])
