@@ -209,3 +209,62 @@ def test_wolfe_primal_is_scale_invariant(scale):
     p, it, converged = DM._wolfe_primal(sp.csr_matrix(scale * np.array([[1.0, 1.0], [1.0, -1.0]])))
     assert (it, converged) == (2, True)
     np.testing.assert_array_equal(p, [0.5, 0.5])
+
+
+# =============================================================================================
+# reference.data_margin.margin_from_data: the Wolfe path (separable data, no Delta)
+# =============================================================================================
+
+
+@pytest.mark.parametrize("d", [2, DM.POLISH_MAX_DIM + 1])  # the larger one is never polished: the float witnesses must do
+@pytest.mark.parametrize("normalize", [False, True])
+def test_wolfe_answer_carries_its_witnesses_and_time(normalize, d):
+    """z = (3, 4) and (6, -8) (norms 5 and 10, mirror directions): the segment (3 + 3t, 4 - 12t) is nearest 0
+    at t = 13/51, (192, 48) / 51: gamma = 48 sqrt(17) / 51 = 16 / sqrt(17); normalized: (0.6, +-0.8), gamma = 0.6.
+    The witnesses reproduce the bounds (normalized: beta holds the coefficients of the z_k, so the
+    normalized weights (1/2, 1/2) become (1/10, 1/20)); the interval is tight; seconds is measured."""
+    import time
+
+    X, y = np.zeros((2, d)), np.array([1, -1])
+    X[:, :2] = [[3.0, 4.0], [-6.0, 8.0]]
+    t0 = time.perf_counter()
+    M = DM.margin_from_data(X, y, normalize=normalize)
+    elapsed = time.perf_counter() - t0
+    P = DM.make_patterns(X, y, rho=None)
+    true = 0.6 if normalize else 16 / np.sqrt(17.0)
+    assert M.separable is True and M.lower <= true * (1 + 1e-15) and true * (1 - 1e-15) <= M.upper
+    assert M.upper - M.lower <= 1e-12 * true  # the docstring's ~1e-12 (the allowances grow with d)
+    assert M.u is not None and DM.certified_lower(P, M.u, normalize=normalize) == M.lower
+    assert DM.certified_upper(P, M.beta, normalize=normalize) == M.upper
+    assert 0 < M.seconds <= elapsed
+
+
+def _stalled_wolfe(Yn):
+    """A float Wolfe that stops early: weights (0.501, 0.499) instead of the optimal (1/2, 1/2)."""
+    return np.array([0.501, 0.499]), 1, False
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("d, scale", [(DM.POLISH_MAX_DIM, 1.0), (2, 2.0**-40), (2, 2.0**40)])
+def test_stalled_wolfe_is_polished_at_every_scale_and_up_to_the_dimension_limit(monkeypatch, d, scale, normalize):
+    """x_1 = s (1, 1, 0, ...), x_2 = s (1, -1, 0, ...), both +1: the min-norm point is s (1, 0, ...), gamma = s
+    (normalized: 1/sqrt(2)).  A stalled float Wolfe leaves a wide interval; the mpmath polish closes it for
+    pattern length d0 <= POLISH_MAX_DIM (inclusive) and at any scale s (the width test is relative)."""
+    monkeypatch.setattr(DM, "_wolfe_primal", _stalled_wolfe)
+    X = np.zeros((2, d))
+    X[:, 0], X[0, 1], X[1, 1] = scale, scale, -scale
+    M = DM.margin_from_data(X, np.array([1, 1]), normalize=normalize)
+    true = 1 / np.sqrt(2.0) if normalize else scale
+    assert M.separable is True and M.lower <= true <= M.upper
+    assert M.upper - M.lower <= 1e-12 * true and "polished at 40 digits" in M.method  # ~1e-12 (docstring)
+
+
+def test_wolfe_witness_that_proves_nothing_is_undecided(monkeypatch):
+    """x_1 = (1, 0), x_2 = (0, 1), both +1 (separable: no Gordan certificate).  A float Wolfe that returns
+    p = e_2 gives u = (0, 1) with u . z_1 = 0 exactly: lower = 0 certifies nothing, so separable is None
+    ('True' needs a certified lower > 0)."""
+    monkeypatch.setattr(DM, "_wolfe_primal", lambda Yn: (np.array([0.0, 1.0]), 1, False))
+    M = DM.margin_from_data(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, 1]))
+    assert M.gordan is None
+    assert M.separable is (True if M.lower > 0 else None)
+    assert M.lower <= 1 / np.sqrt(2) <= M.upper
