@@ -268,3 +268,42 @@ def test_wolfe_witness_that_proves_nothing_is_undecided(monkeypatch):
     assert M.gordan is None
     assert M.separable is (True if M.lower > 0 else None)
     assert M.lower <= 1 / np.sqrt(2) <= M.upper
+
+
+# =============================================================================================
+# reference.data_margin: the exact Gordan check, the LP's support, the scale check
+# =============================================================================================
+
+
+def test_exact_null_combination_with_a_duplicate_point_and_a_redundant_equation():
+    """(a) z = 1, 1, -1 (a duplicated point): after the first pivot the duplicate's column vanishes (a free
+    variable, c = 0) but elimination must go on to the third column: c = (1/2, 0, 1/2), the one solution
+    with c_2 = 0 (checked: 1/2 - 1/2 = 0, sum 1).  (b) z = (1, 1), (-1, -1): the two coordinate equations
+    are the same, one is left over as 0 = 0 (consistent): c = (1/2, 1/2)."""
+    P = DM.make_patterns(np.array([[1.0], [1.0], [1.0]]), np.array([1, 1, -1]), rho=None)
+    assert DM._exact_null_combination(P, np.array([0, 1, 2])) == (Fraction(1, 2), Fraction(0), Fraction(1, 2))
+    P = DM.make_patterns(np.array([[1.0, 1.0], [1.0, 1.0]]), np.array([1, -1]), rho=None)
+    assert DM._exact_null_combination(P, np.array([0, 1])) == (Fraction(1, 2), Fraction(1, 2))
+
+
+def test_gordan_certificate_keeps_only_positive_weights(monkeypatch):
+    """The certificate does not trust the LP: an LP answer that is not a vertex (here p = (1/4, 1/4, 1/2) on
+    z = 1, 1, -1, as an interior-point method could return) still gives a certificate with c_k > 0 only:
+    the duplicate gets c = 0 in the exact solve and is left out of the support."""
+    import scipy.optimize
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: SimpleNamespace(status=0, x=np.array([0.25, 0.25, 0.5])))
+    P = DM.make_patterns(np.array([[1.0], [1.0], [1.0]]), np.array([1, 1, -1]), rho=None)
+    support, c = DM.gordan_certificate(P)
+    assert all(ck > 0 for ck in c) and sum(c) == 1
+    assert support == (0, 2) and c == (Fraction(1, 2), Fraction(1, 2))
+
+
+def test_scale_check_message_for_all_zero_x():
+    """X = 0 (allowed with rho and Delta: every pattern is nonzero): the largest entry of X and rho is rho."""
+    with pytest.raises(ValueError) as err:
+        DM.margin_from_data(np.zeros((2, 2)), np.array([1, -1]), rho=0.5, Delta=1e-80)
+    assert str(err.value) == ("Delta=1e-80 is too small beside the largest entry 0.5 of X and rho: Delta^-2 Z^T Z overflows "
+                              "float64 here (Delta >= 5.53e-76); pass a larger Delta, or rescale X, rho and Delta by one "
+                              "factor c (the margin scales by c)")
