@@ -307,3 +307,38 @@ def test_scale_check_message_for_all_zero_x():
     assert str(err.value) == ("Delta=1e-80 is too small beside the largest entry 0.5 of X and rho: Delta^-2 Z^T Z overflows "
                               "float64 here (Delta >= 5.53e-76); pass a larger Delta, or rescale X, rho and Delta by one "
                               "factor c (the margin scales by c)")
+
+
+# =============================================================================================
+# reference.data_margin.certified_lower / certified_upper: sound on exact instances
+# =============================================================================================
+
+# Pythagorean patterns: |z| is an integer, so the true values below are exact rationals.
+_TRIPLES = [(3.0, 4.0, 5.0), (5.0, 12.0, 13.0), (8.0, 15.0, 17.0), (20.0, 21.0, 29.0), (119.0, 120.0, 169.0)]
+
+
+@pytest.mark.parametrize("a, b, c", _TRIPLES)
+@pytest.mark.parametrize("scale", [1.0, 2.0**-30, 2.0**30])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_certified_bounds_never_cross_the_exact_value(a, b, c, scale, sign):
+    """One pattern z = (a, b) with a^2 + b^2 = c^2.  With u = sign * z: min_k u . z / ||u|| = sign * c and,
+    normalized, sign * 1, exactly; with beta = 1: ||z|| / 1 = c and, normalized (beta_k ||z_k|| = 1), 1.
+    certified_lower must stay <= these values and certified_upper >= them (RP14 Lemma 3, rigorous
+    rounding), whatever the scale of u, beta and z."""
+    P = DM.make_patterns(np.array([[a * scale, b * scale]]), np.array([1]), rho=None)
+    u = sign * np.array([a, b])
+    assert DM.certified_lower(P, u) <= sign * c * scale
+    assert DM.certified_lower(P, u * scale) <= sign * c * scale
+    assert DM.certified_lower(P, u, normalize=True) <= sign
+    assert DM.certified_upper(P, np.array([1.0])) >= c * scale
+    assert DM.certified_upper(P, np.array([scale]), normalize=True) >= 1
+    assert DM.certified_upper(P, np.array([1.0 / (c * scale)]), normalize=True) >= 1
+
+
+@pytest.mark.parametrize("kw", [dict(rho=4.0), dict(Delta=4.0), dict(rho=4.0, Delta=12.0)])
+def test_R_is_the_longest_pattern_rounded_up(kw):
+    """R = max_k ||y_k||, rounded up: x = (3) with rho = 4 or Delta = 4 gives ||y|| = 5; with both,
+    y = (3, 4, 12): 13.  Exact Pythagorean values, so R must lie in [true, true (1 + 1e-14)]."""
+    M = DM.margin_from_data(np.array([[3.0]]), np.array([1]), **kw)
+    true = 13.0 if len(kw) == 2 else 5.0
+    assert true <= M.R <= true * (1 + 1e-14)
