@@ -352,3 +352,19 @@ def test_R_is_the_longest_pattern_rounded_up(kw):
     M = DM.margin_from_data(np.array([[3.0]]), np.array([1]), **kw)
     true = 13.0 if len(kw) == 2 else 5.0
     assert true <= M.R <= true * (1 + 1e-14)
+
+
+# =============================================================================================
+# reference.fast.engine
+# =============================================================================================
+
+
+def test_fast_engine_allocates_no_trace_unless_asked():
+    """Without trace the fast engine keeps no per-iteration records, so a huge budget costs nothing:
+    G = [[1, 1/2], [1/2, 1]] is separated at the first iteration (both points at 60 degrees)."""
+    pytest.importorskip("numba")
+    import reference
+
+    G = np.array([[1.0, 0.5], [0.5, 1.0]])
+    r = reference.nkp(G, engine="fast", max_iter=10**15)
+    assert r.status == "separator" and r.iterations == 1 and r.trace is None
