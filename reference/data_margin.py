@@ -158,6 +158,25 @@ def _up(x):
     return x * (1 + 4 * UNIT_ROUNDOFF) if x > 0 else x * (1 - 4 * UNIT_ROUNDOFF)
 
 
+#: The smallest positive subnormal 2^-1074: a bound on the absolute error of a product that
+#: underflows (gradual underflow; sums and differences of subnormals are exact).
+_ETA = math.ldexp(1.0, -1074)
+
+
+def _exact_scale(v: np.ndarray) -> np.ndarray:
+    """v * 2^-k with max |v 2^-k| in [1, 2) when that scaling is exact, else v unchanged.
+
+    Both certified bounds are invariant under positive scaling of u or beta; scaling by a power
+    of two keeps the values exact and moves them away from underflow and overflow.
+    """
+    top = float(np.max(np.abs(v)))
+    if top == 0.0:
+        return v
+    k = math.frexp(top)[1] - 1
+    s = np.ldexp(v, -k)
+    return s if np.array_equal(np.ldexp(s, k), v) else v
+
+
 def _row_norm_bounds(P: Patterns) -> Tuple[np.ndarray, np.ndarray]:
     """Certified lo <= ||z_k|| <= hi for z_k = l_k [x_k, rho] (for normalized patterns)."""
     sq = P.X().multiply(P.X()).sum(axis=1).A1  # sum of nnz_k squares
@@ -188,8 +207,10 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
     u = np.asarray(u, dtype=np.float64)
     if u.shape != (P.dim,) or not np.all(np.isfinite(u)):
         raise ValueError(f"u must be a finite vector of length {P.dim} (the pattern space), got shape {u.shape}")
+    u = _exact_scale(u)
     N = P.matvec(u)
-    e = 2 * _gamma(P.row_nnz() + 2) * P.abs_matvec(u)
+    n = P.row_nnz() + 2
+    e = 2 * _gamma(n) * P.abs_matvec(u) + 2 * n * _ETA  # underflowing products: absolute error
     lo = N - e
     if normalize:
         nlo, nhi = _row_norm_bounds(P)
@@ -200,10 +221,11 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
     num = float(np.min(r))
     Q = float(u @ u)
     gq = 2 * float(_gamma(P.dim + 1))
+    tq = 2 * (P.dim + 1) * _ETA  # squares that underflow
     if num > 0:
-        return _down(num / math.sqrt(_up(Q * (1 + gq))))
-    if Q * (1 - gq) > 0:
-        return _down(num / math.sqrt(_down(Q * (1 - gq))))
+        return _down(num / math.sqrt(_up(Q * (1 + gq) + tq)))
+    if Q * (1 - gq) - tq > 0:
+        return _down(num / math.sqrt(_down(Q * (1 - gq) - tq)))
     return -math.inf
 
 
@@ -216,11 +238,13 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
     beta = np.asarray(beta, dtype=np.float64)
     if beta.shape != (P.m,) or not np.all(np.isfinite(beta)) or np.any(beta < 0) or not np.any(beta > 0):
         raise ValueError(f"beta must be a finite nonnegative nonzero vector of length {P.m}")
+    beta = _exact_scale(beta)
     Z = P.Z()
     w = Z.T @ beta
-    e = 2 * _gamma(_col_counts(P) + 1) * (abs(Z).T @ beta)
+    n = _col_counts(P) + 1
+    e = 2 * _gamma(n) * (abs(Z).T @ beta) + 2 * n * _ETA  # underflowing products: absolute error
     W = float(np.sum((np.abs(w) + e) ** 2))
-    W = W * (1 + 2 * float(_gamma(P.d0 + 2)))
+    W = W * (1 + 2 * float(_gamma(P.d0 + 2))) + 2 * (P.d0 + 1) * _ETA  # squares that underflow
     if P.Delta is not None:  # extended coordinates Delta l_k beta_k: one rounding each
         E = float(np.sum((P.Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4)))
         W = W + E
@@ -230,7 +254,9 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
         s = float(np.sum(beta * nlo))
     else:
         s = float(np.sum(beta))
-    s = s * (1 - 2 * float(_gamma(P.m + 2)))
+    s = s * (1 - 2 * float(_gamma(P.m + 2))) - 2 * (P.m + 1) * _ETA  # products that underflow
+    if not s > 0:
+        return math.inf
     return _up(_up(math.sqrt(W)) / _down(s))
 
 

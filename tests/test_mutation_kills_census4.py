@@ -1,0 +1,72 @@
+"""Kills for the census survivors of reference.data_margin (session 6, second half: from the end).
+
+Every expected value is exact (Fractions or closed forms of tiny instances); see
+benchmarks/mutation/census_survivors4.md for the mutant-by-mutant account.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from reference import data_margin as DM
+from reference.patterns import make_patterns
+
+U = Fraction(1, 2**53)  # unit roundoff
+
+
+def _line():
+    """Patterns z_0 = (1), z_1 = (2) (rho=None): for u = (s), s > 0, min_k u.y_k / ||u|| = 1 exactly;
+    normalized, every y_k / ||y_k|| = (1) and the margin of u is 1 too; for beta = (s, 0) the
+    RP14 Lemma 3 quantity ||sum beta_k y_k|| / sum beta_k is 1 (also normalized: beta_0 ||z_0|| = s)."""
+    return make_patterns(np.array([[1.0], [2.0]]), np.array([1, 1]), rho=None)
+
+
+# tiny witnesses (whose squares underflow) and huge ones (whose squares overflow): the quantities
+# are invariant under positive scaling, so the certified bounds must stay sound and tight.
+SCALES = [1.0, 3e-162, 1e-160, 1e-170, 1e-310, 5e-324, 1e200, 1e300, 1.7e308]
+
+
+@pytest.mark.parametrize("s", SCALES)
+@pytest.mark.parametrize("normalize", [False, True])
+def test_certified_bounds_sound_and_tight_for_any_scale_of_the_witness(s, normalize):
+    # found by the census: u = (1e-160) gave a lower bound 1.0000056 > 1 (a false claim),
+    # u = (1e-170) a ZeroDivisionError, beta = (1e-170, 0) an upper bound 0 < 1 (a false claim).
+    P = _line()
+    lo = DM.certified_lower(P, np.array([s]), normalize=normalize)
+    up = DM.certified_upper(P, np.array([s, 0.0]), normalize=normalize)
+    assert Fraction(lo) <= 1 <= Fraction(up)
+    # the a-priori allowances are a few dozen u for these 1- and 2-term sums
+    assert 1 - 100 * U < Fraction(lo) and Fraction(up) < 1 + 100 * U
+
+
+def test_certified_upper_allowance_covers_a_cancelling_column():
+    # z_0 = (1), z_1 = -(1 - t), beta = (1, 1): w = t exactly (Sterbenz), and the column's
+    # allowance e ~ 2 gamma_3 (|z_0| + |z_1|) ~ 12 u = t is as large as w itself; the bound is
+    # ||w|| / 2 = t / 2 exactly, and the certificate must lie above it (an allowance subtracted
+    # instead of added would give ~0).
+    t = 6 * 2.0**-52
+    P = make_patterns(np.array([[1.0], [1.0 - t]]), np.array([1, -1]), rho=None)
+    up = DM.certified_upper(P, np.array([1.0, 1.0]))
+    assert Fraction(up) >= Fraction(t) / 2
+    assert Fraction(up) <= 4 * Fraction(t)  # and it is still of the right size
+
+
+def test_certified_upper_accepts_exact_rational_and_big_integer_weights():
+    # beta is converted to float64: Fractions and Python ints beyond int64 are weights like others
+    P = make_patterns(np.array([[3.0, 0.0], [0.0, 4.0]]), np.array([1, 1]), rho=None)
+    # beta = (1/3, 2/3): sum beta_k z_k = (1, 8/3), norm sqrt(73)/3, sum beta = 1
+    up = DM.certified_upper(P, [Fraction(1, 3), Fraction(2, 3)])
+    assert Fraction(up) ** 2 >= Fraction(73, 9) and Fraction(up) ** 2 < Fraction(73, 9) * (1 + 100 * U)
+    big = DM.certified_upper(P, [2**70, 2**70])  # (3, 4) / 2: exactly 5/2
+    assert Fraction(5, 2) <= Fraction(big) < Fraction(5, 2) * (1 + 100 * U)
+
+
+@pytest.mark.parametrize("normalize, exact", [(False, -5), (True, -1)])
+def test_certified_lower_of_a_non_separating_witness_is_sound_and_tight(normalize, exact):
+    # z_0 = (3, 4), z_1 = (-3, -4) (norms 5), u = (3, 4) (norm 5): u.y = (25, -25), so
+    # min u.y_k / ||u|| = -5, and with normalized patterns -1; the bound is negative here.
+    P = make_patterns(np.array([[3.0, 4.0], [-3.0, -4.0]]), np.array([1, 1]), rho=None)
+    lo = DM.certified_lower(P, np.array([3.0, 4.0]), normalize=normalize)
+    assert Fraction(lo) <= exact
+    assert Fraction(lo) > exact * (1 + 100 * U)  # a few dozen u below the truth, not a factor off
