@@ -70,3 +70,74 @@ def test_certified_lower_of_a_non_separating_witness_is_sound_and_tight(normaliz
     lo = DM.certified_lower(P, np.array([3.0, 4.0]), normalize=normalize)
     assert Fraction(lo) <= exact
     assert Fraction(lo) > exact * (1 + 100 * U)  # a few dozen u below the truth, not a factor off
+
+
+# -- _row_norm_bounds: lo <= ||z_k|| <= hi, checked exactly on rows whose squares and sums round --
+
+_NORM_ROWS = [
+    [1.0, 0.0, 0.0],
+    [0.0011360465324896428, 0.00010970639932180819, -0.0005526473205362325],
+    [-9.270512969397014, -1.7385313546667398, 2.9431166664586503],
+    [-8.369619281702581e-05, -0.0011632259734447486, -0.0006292880940615545],
+    [0.1, 0.2, 0.3],
+    [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0],
+]
+
+
+@pytest.mark.parametrize("rho", [None, 1.0, 0.1])
+def test_row_norm_bounds_enclose_the_exact_norms(rho):
+    X = np.array(_NORM_ROWS)
+    P = make_patterns(X, np.array([1, -1, 1, -1, 1, -1]), rho=rho)
+    lo, hi = DM._row_norm_bounds(P)
+    for k, row in enumerate(_NORM_ROWS):
+        sq = sum(Fraction(v) ** 2 for v in row) + (Fraction(rho) ** 2 if rho is not None else 0)
+        assert Fraction(lo[k]) ** 2 <= sq <= Fraction(hi[k]) ** 2
+        assert sq * (1 - 100 * U) < Fraction(lo[k]) ** 2 and Fraction(hi[k]) ** 2 < sq * (1 + 100 * U)
+
+
+# -- _up / _down: "a float <= x (>= x) for a float x computed with relative error <= 2u" ------------
+
+_XS = [1.0, 0.5, 0.75, 1.5, 3.0, 1e-300, 5e-324, 1e300, 0.1]
+
+
+@pytest.mark.parametrize("x", _XS + [-v for v in _XS])
+def test_up_and_down_cover_a_relative_error_of_2u(x):
+    X = Fraction(x)
+    # the extreme true values t with |x - t| <= 2u |t|
+    t_lo = X / (1 + 2 * U) if x > 0 else X / (1 - 2 * U)
+    t_hi = X / (1 - 2 * U) if x > 0 else X / (1 + 2 * U)
+    dn, up = Fraction(DM._down(x)), Fraction(DM._up(x))
+    if abs(x) >= 1e-290:  # away from underflow the rounding of the product x (1 -+ 4u) is relative
+        assert dn <= t_lo and up >= t_hi
+    assert dn <= X <= up
+    assert abs(dn - X) <= 16 * U * abs(X) and abs(up - X) <= 16 * U * abs(X)  # a few u, not more
+
+
+def test_up_and_down_of_zero():
+    for z in (0.0, -0.0):
+        assert DM._down(z) == 0 and DM._up(z) == 0
+
+
+# -- _gamma: Higham's gamma_n = n u / (1 - n u) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1000, 10**6, 10**9, 2**40])
+def test_gamma_is_highams_gamma(n):
+    exact = n * U / (1 - n * U)
+    for g in (DM._gamma(n), DM._gamma(np.array([n]))[0], DM._gamma(np.array([float(n)]))[0]):
+        assert abs(Fraction(float(g)) - exact) <= 4 * U * exact
+
+
+# -- _R: max_k ||y_k|| rounded up, y_k = l_k [x_k, rho, Delta e_k] ----------------------------------
+
+
+@pytest.mark.parametrize("rho, Delta", [(None, None), (1.0, None), (0.5, None), (3.0, None), (None, 0.5),
+                                        (0.5, 2.0), (1.0, 1.0)])
+def test_R_is_the_largest_pattern_norm_rounded_up(rho, Delta):
+    X = np.array([[1e-3, 0.0], [0.1, 0.2], [0.3, -0.25]])
+    P = make_patterns(X, np.array([1, -1, 1]), rho=rho, Delta=Delta)
+    extra = (Fraction(rho) ** 2 if rho is not None else 0) + (Fraction(Delta) ** 2 if Delta is not None else 0)
+    true_sq = max(sum(Fraction(v) ** 2 for v in row) + extra for row in X)
+    R = Fraction(DM._R(P, False))
+    assert true_sq <= R**2 < true_sq * (1 + 100 * U)
+    assert DM._R(P, True) == 1.0
