@@ -141,3 +141,16 @@ def test_R_is_the_largest_pattern_norm_rounded_up(rho, Delta):
     R = Fraction(DM._R(P, False))
     assert true_sq <= R**2 < true_sq * (1 + 100 * U)
     assert DM._R(P, True) == 1.0
+
+
+def test_certified_lower_allowance_covers_a_cancelling_dot_product():
+    # y = -[x, rho] = (0.797..., -1) and u = (1.63..., 1.30...): u.y ~ -1.2e-3 is the difference of
+    # two numbers ~ 1.3, so its float value carries an error ~ u |u|.|y|, far above u |u.y|; the
+    # bound must stay below the exact min_k u.y_k / ||u|| (checked in rationals, squared).
+    X, u = np.array([[-0.7970092393721301]]), np.array([1.6305228573863613, 1.3006839703204864])
+    P = make_patterns(X, np.array([-1]), rho=1.0)
+    lo = Fraction(DM.certified_lower(P, u))
+    N = -Fraction(X[0, 0]) * Fraction(u[0]) - Fraction(u[1])  # u . y with y = -(x, rho), rho = 1
+    Q = Fraction(u[0]) ** 2 + Fraction(u[1]) ** 2
+    assert N < 0 and lo < 0 and lo * lo * Q >= N * N  # lo <= N / sqrt(Q) < 0
+    assert lo * lo * Q <= N * N * (1 + Fraction(1, 10**6))  # and not far below
