@@ -772,3 +772,20 @@ def test_check_real_names_the_fix_for_every_bad_value():
         check_real("rho", float("nan"))
     with pytest.raises(ValueError, match=r"^rho must lie in \[0, 1\], got 2$"):
         check_real("rho", 2, low=0, high=1, low_open=False)
+
+
+def test_pairwise_gram_check_reaches_every_row_block():
+    """check_gram(psd=False) checks every 2 x 2 principal minor, in row blocks of _PAIR_BLOCK:
+    a Cauchy-Schwarz violation between two rows past the second block (both >= 2 * _PAIR_BLOCK)
+    must be found and named (kills data._check_pairs_9: a loop over the first _PAIR_BLOCK starts
+    only, which never reaches rows >= 2 * _PAIR_BLOCK - 1)."""
+    from reference.data import _PAIR_BLOCK, check_gram
+
+    n = 2 * _PAIR_BLOCK + 6
+    G = np.eye(n)
+    i, j = 2 * _PAIR_BLOCK + 1, 2 * _PAIR_BLOCK + 3
+    G[i, j] = G[j, i] = 2.0  # [[1, 2], [2, 1]] has eigenvalue -1: not a Gram matrix
+    with pytest.raises(ValueError, match=rf"the 2 x 2 submatrix of rows {i}, {j} has eigenvalue -1\.000e\+00"):
+        check_gram(G, psd=False)
+    G[i, j] = G[j, i] = 1.0  # [[1, 1], [1, 1]] is PSD: accepted
+    check_gram(G, psd=False)
