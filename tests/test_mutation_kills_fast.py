@@ -789,3 +789,22 @@ def test_pairwise_gram_check_reaches_every_row_block():
         check_gram(G, psd=False)
     G[i, j] = G[j, i] = 1.0  # [[1, 1], [1, 1]] is PSD: accepted
     check_gram(G, psd=False)
+
+
+def test_check_csr_coo_indices_other_formats_and_integer_data():
+    """check_csr's documented contract on inputs other than canonical CSR: a COO matrix whose
+    row or column index is out of range by one (either end, either axis) is refused naming the
+    shape; a CSC / LIL matrix is accepted and converted; integer data come back as float64
+    (census survivors data.check_csr_67/_72/_73/_78/_79/_83/_86)."""
+    from reference.data import check_csr
+
+    dense = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
+    for axis, bad in [("row", 2), ("col", 3), ("row", -1), ("col", -1)]:
+        X = sp.coo_matrix(dense)
+        getattr(X, axis)[0] = bad  # corrupt the index after construction (scipy checks only then)
+        with pytest.raises(ValueError, match=r"^X has a row or column index out of range for shape \(2, 3\)$"):
+            check_csr(X)
+    for X in [sp.csc_matrix(dense), sp.lil_matrix(dense), sp.csr_matrix(dense.astype(np.int64))]:
+        C = check_csr(X)
+        assert C.format == "csr" and C.dtype == np.float64, (type(X), C.dtype)
+        assert np.array_equal(C.toarray(), dense)
