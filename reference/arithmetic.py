@@ -267,6 +267,18 @@ def pow2_exponent(a) -> int:
     return int(_exponents(np.max(np.abs(a)) if a.size else 0.0))
 
 
+def scaled_pow2_exact(v: np.ndarray) -> np.ndarray:
+    """``v`` times the power of two 2^-e that brings its largest |entry| into [1/2, 1)
+    (:func:`pow2_exponent`) when that product is exact -- checked by the round trip returning
+    ``v`` bit for bit (scaling up always is exact; scaling down is not when an entry would drop
+    below the normal range) -- else ``v`` unchanged.  For bounds invariant under positive scaling
+    of a witness: it moves the witness away from underflow and overflow and changes no rounding
+    while products stay in the normal range."""
+    e = pow2_exponent(v)
+    w = np.ldexp(v, -e)
+    return w if np.array_equal(np.ldexp(w, e), v) else v
+
+
 def _exponents(top):
     """The e with top = m 2^e, 1/2 <= m < 1, elementwise (0 where top is 0 or not finite)."""
     top = np.asarray(top, dtype=np.float64)

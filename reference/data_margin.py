@@ -43,7 +43,7 @@ from typing import Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from .arithmetic import UNIT_ROUNDOFF
+from .arithmetic import UNIT_ROUNDOFF, scaled_pow2_exact
 from .data import check_real
 from .patterns import Patterns, make_patterns
 
@@ -163,20 +163,6 @@ def _up(x):
 _ETA = math.ldexp(1.0, -1074)
 
 
-def _exact_scale(v: np.ndarray) -> np.ndarray:
-    """v * 2^-k with max |v 2^-k| in [1, 2) when that scaling is exact, else v unchanged.
-
-    Both certified bounds are invariant under positive scaling of u or beta; scaling by a power
-    of two keeps the values exact and moves them away from underflow and overflow.
-    """
-    top = float(np.max(np.abs(v)))
-    if top == 0.0:
-        return v
-    k = math.frexp(top)[1] - 1
-    s = np.ldexp(v, -k)
-    return s if np.array_equal(np.ldexp(s, k), v) else v
-
-
 def _row_norm_bounds(P: Patterns) -> Tuple[np.ndarray, np.ndarray]:
     """Certified lo <= ||z_k|| <= hi for z_k = l_k [x_k, rho] (for normalized patterns)."""
     sq = P.X().multiply(P.X()).sum(axis=1).A1  # sum of nnz_k squares
@@ -207,7 +193,7 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
     u = np.asarray(u, dtype=np.float64)
     if u.shape != (P.dim,) or not np.all(np.isfinite(u)):
         raise ValueError(f"u must be a finite vector of length {P.dim} (the pattern space), got shape {u.shape}")
-    u = _exact_scale(u)
+    u = scaled_pow2_exact(u)  # the bound is invariant under u -> c u, c > 0
     N = P.matvec(u)
     n = P.row_nnz() + 2
     e = 2 * _gamma(n) * P.abs_matvec(u) + 2 * n * _ETA  # underflowing products: absolute error
@@ -238,7 +224,7 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
     beta = np.asarray(beta, dtype=np.float64)
     if beta.shape != (P.m,) or not np.all(np.isfinite(beta)) or np.any(beta < 0) or not np.any(beta > 0):
         raise ValueError(f"beta must be a finite nonnegative nonzero vector of length {P.m}")
-    beta = _exact_scale(beta)
+    beta = scaled_pow2_exact(beta)  # invariant under beta -> c beta, c > 0
     Z = P.Z()
     w = Z.T @ beta
     n = _col_counts(P) + 1

@@ -144,40 +144,40 @@ def exact_rank(A, at_most: Optional[int] = None) -> int:
         low = _rank_mod_p(M)
         if low > at_most:
             return low
-    rank, prev = 0, 1
-    for c in range(cols):  # Bareiss: every division is exact
+    return _bareiss(M, cols)[0]
+
+
+def _bareiss(M: List[List[int]], cols: int) -> Tuple[int, int, int]:
+    """Fraction-free Gaussian elimination of the integer rows M in place (Bareiss: every division
+    is exact); returns (rank, sign of the row permutation, last pivot).  For a square M of full
+    rank the last pivot times the sign is det M."""
+    rows = len(M)
+    rank, sign, prev = 0, 1, 1
+    for c in range(cols):
         piv = next((i for i in range(rank, rows) if M[i][c] != 0), None)
         if piv is None:
             continue
-        M[rank], M[piv] = M[piv], M[rank]
+        if piv != rank:
+            M[rank], M[piv], sign = M[piv], M[rank], -sign
         for i in range(rank + 1, rows):
             M[i] = [(M[rank][c] * M[i][j] - M[i][c] * M[rank][j]) // prev for j in range(cols)]
         prev = M[rank][c]
         rank += 1
         if rank == rows:
             break
-    return rank
+    return rank, sign, prev
 
 
 def exact_det(A) -> Fraction:
     """The determinant of a square matrix of floats / ints / mpf over the rationals (Bareiss
     fraction-free elimination on the integers of its dyadic entries: every division is exact)."""
     A = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ValueError(f"A must be a non-empty square matrix, got shape {A.shape}")
     n = A.shape[0]
     ints, E = _dyadic(list(A.ravel()))
-    M = [ints[i * n : (i + 1) * n] for i in range(n)]
-    sign, prev = 1, 1
-    for c in range(n):
-        piv = next((i for i in range(c, n) if M[i][c] != 0), None)
-        if piv is None:
-            return Fraction(0)
-        if piv != c:
-            M[c], M[piv], sign = M[piv], M[c], -sign
-        for i in range(c + 1, n):
-            M[i] = [(M[c][c] * M[i][j] - M[i][c] * M[c][j]) // prev for j in range(n)]
-        prev = M[c][c]
-    return sign * Fraction(prev) * Fraction(2) ** (E * n)
-
+    rank, sign, last = _bareiss([ints[i * n : (i + 1) * n] for i in range(n)], n)
+    return Fraction(0) if rank < n else sign * Fraction(last) * Fraction(2) ** (E * n)
 
 def _dot(x: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
     return sum((a * b for a, b in zip(x, y)), Fraction(0))

@@ -54,7 +54,7 @@ from typing import Iterator, Optional, Tuple
 import mpmath
 import numpy as np
 
-from .arithmetic import UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, pow2_exponent, to_float
+from .arithmetic import UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, scaled_pow2_exact, to_float
 from .data import check_gram, check_int
 from .exact import exact_det, exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
@@ -230,11 +230,7 @@ def _scaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     useless 0 and inf.  An exact power-of-two scaling changes no rounding of K alpha or alpha^T K alpha
     while their products stay in the normal range, so on ordinary inputs the bounds are the same bits
     as without it."""
-    if ar.is_mp:
-        return v
-    e = pow2_exponent(v)
-    w = np.ldexp(v, -e)
-    return w if np.array_equal(np.ldexp(w, e), v) else v
+    return v if ar.is_mp else scaled_pow2_exact(v)
 
 
 def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):

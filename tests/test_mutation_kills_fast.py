@@ -808,3 +808,19 @@ def test_check_csr_coo_indices_other_formats_and_integer_data():
         C = check_csr(X)
         assert C.format == "csr" and C.dtype == np.float64, (type(X), C.dtype)
         assert np.array_equal(C.toarray(), dense)
+
+
+def test_exact_det_signs_singular_and_bad_shapes():
+    """exact_det over Q: a row swap flips the sign (det [[0, 1], [1, 0]] = -1), a singular
+    matrix gives exactly 0, dyadic entries are exact (det diag(1/2, 3) = 3/2), and a matrix that
+    is not square refuses with its shape (before: a 2 x 3 matrix was read as 2 x 2 silently)."""
+    from reference.exact import exact_det
+
+    assert exact_det([[0.0, 1.0], [1.0, 0.0]]) == -1
+    assert exact_det([[0, 0, 1], [0, 1, 0], [1, 0, 0]]) == -1
+    assert exact_det([[1.0, 2.0], [2.0, 4.0]]) == 0
+    assert exact_det([[0.5, 0.0], [0.0, 3.0]]) == Fraction(3, 2)
+    assert exact_det([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]]) == 4  # hand: 2(4-1) - 1(2-0)
+    for bad in [np.zeros((2, 3)), np.zeros((0, 0)), np.zeros(3)]:
+        with pytest.raises(ValueError, match=r"^A must be a non-empty square matrix, got shape"):
+            exact_det(bad)
