@@ -285,6 +285,16 @@ def _exponents(top):
     return np.where(top > 0, np.frexp(top)[1], 0).astype(np.int64)
 
 
+def row_pow2_exponents(A) -> np.ndarray:
+    """The e_k with max_j |A_kj| = m 2^e_k, 1/2 <= m < 1, for every row k of the float64 array
+    or scipy sparse matrix ``A`` (0 for a zero row): the factors of :func:`scale_rows_pow2`."""
+    if hasattr(A, "tocsr"):
+        A = A.tocsr()
+        return _exponents(abs(A).max(axis=1).toarray().ravel())
+    A = np.asarray(A, dtype=np.float64)
+    return _exponents(np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0]))
+
+
 def scale_rows_pow2(A):
     """Each row of the float64 array ``A`` (or scipy sparse matrix; either is read as float64, the
     sparse one returned as CSR) multiplied by the power of two that brings its largest |entry|
@@ -298,14 +308,13 @@ def scale_rows_pow2(A):
     if hasattr(A, "tocsr"):  # sparse: the same factors, O(nnz)
         A = A.tocsr().astype(np.float64)  # a float64 copy, as the dense path reads A (np.asarray below)
         A.sum_duplicates()
-        e = _exponents(abs(A).max(axis=1).toarray().ravel())
+        e = row_pow2_exponents(A)
         # each stored entry times 2^-e of its row by ldexp (exact), never through the factor 2^-e
         # itself, which overflows for a row whose largest entry is below 2^-1024
         A.data = np.ldexp(A.data, -np.repeat(e, np.diff(A.indptr)))
         return A
     A = np.asarray(A, dtype=np.float64)
-    e = _exponents(np.max(np.abs(A), axis=1) if A.size else np.zeros(A.shape[0]))
-    return np.ldexp(A, -e.reshape(-1, 1))
+    return np.ldexp(A, -row_pow2_exponents(A).reshape(-1, 1))
 
 
 def rescale_pow2(A: np.ndarray, limit: int = 64) -> Tuple[np.ndarray, int]:

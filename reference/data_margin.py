@@ -43,7 +43,7 @@ from typing import Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from .arithmetic import UNIT_ROUNDOFF, scaled_pow2_exact
+from .arithmetic import UNIT_ROUNDOFF, row_pow2_exponents, scale_rows_pow2, scaled_pow2_exact
 from .data import check_real
 from .patterns import Patterns, make_patterns
 
@@ -163,17 +163,31 @@ def _up(x):
 _ETA = math.ldexp(1.0, -1074)
 
 
-def _row_norm_bounds(P: Patterns) -> Tuple[np.ndarray, np.ndarray]:
-    """Certified lo <= ||z_k|| <= hi for z_k = l_k [x_k, rho] (for normalized patterns)."""
-    sq = P.X().multiply(P.X()).sum(axis=1).A1  # sum of nnz_k squares
+def _row_norm_bounds(P: Patterns, extended: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lo, hi, e)``: certified lo_k <= ||2^-e_k w_k|| <= hi_k for w_k = [x_k, rho] (the z_k of
+    normalized patterns), or with ``extended`` w_k = [x_k, rho, Delta] (the y_k, ||y_k|| = ||w_k||).
+
+    e_k <= 0 scales a row whose largest |entry| is below 1/2 up into [1/2, 1) (:func:`row_pow2_exponents`;
+    exact: a power of two, no overflow); rows with a larger entry keep e_k = 0.  So every scaled row
+    has ||2^-e_k w_k||^2 >= 1/4, and a square that underflows (absolute error <= 2^-1075) is covered
+    by the relative allowance (entries ~1e-170 unscaled gave squares 0 and lo = hi = 0).
+    """
+    W = P.X().tocsr()
+    cols = [float(P.rho)] if P.rho is not None else []
+    if extended and P.Delta is not None:
+        cols.append(float(P.Delta))
+    top = np.maximum(abs(W).max(axis=1).toarray().ravel() if W.shape[1] else np.zeros(P.m), max(cols, default=0.0))
+    e = np.minimum(row_pow2_exponents(top.reshape(-1, 1)), 0)
+    data = np.ldexp(W.data, -np.repeat(e, np.diff(W.indptr)))  # exact: scaled up by 2^-e_k
+    sq = np.bincount(np.repeat(np.arange(P.m), np.diff(W.indptr)), weights=data * data, minlength=P.m)  # nnz_k squares
     n = np.diff(P.indptr) + 1
-    if P.rho is not None:
-        sq = sq + float(P.rho) ** 2
+    for c in cols:
+        sq = sq + np.ldexp(c, -e) ** 2
         n = n + 1
     g = 2 * _gamma(n + 1)
     lo = np.sqrt(sq * (1 - g)) * (1 - 4 * UNIT_ROUNDOFF)
     hi = np.sqrt(sq * (1 + g)) * (1 + 4 * UNIT_ROUNDOFF)
-    return lo, hi
+    return lo, hi, e
 
 
 def _col_counts(P: Patterns) -> np.ndarray:
@@ -199,13 +213,16 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
     e = 2 * _gamma(n) * P.abs_matvec(u) + 2 * n * _ETA  # underflowing products: absolute error
     lo = N - e
     if normalize:
-        nlo, nhi = _row_norm_bounds(P)
+        nlo, nhi, ex = _row_norm_bounds(P)  # bounds on ||2^-ex_k z_k||, ex_k <= 0
+        lo = np.ldexp(lo, -ex)  # exact (a power of two >= 1; |lo| <= 2 |u| . |y_k| stays finite)
         r = np.where(lo > 0, lo / nhi, lo / nlo)
         r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF))
     else:
         r = lo
     num = float(np.min(r))
     Q = float(u @ u)
+    if not (math.isfinite(num) and math.isfinite(Q)):  # overflow (u too large to scale exactly): no claim
+        return -math.inf
     gq = 2 * float(_gamma(P.dim + 1))
     tq = 2 * (P.dim + 1) * _ETA  # squares that underflow
     if num > 0:
@@ -236,12 +253,12 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
         W = W + E
     W = _up(W)
     if normalize:
-        nlo, _ = _row_norm_bounds(P)
-        s = float(np.sum(beta * nlo))
+        nlo, _, ex = _row_norm_bounds(P)  # ||z_k|| >= 2^ex_k nlo_k
+        s = float(np.sum(np.ldexp(beta * nlo, ex)))  # a product that underflows: absolute error <= 2^-1074
     else:
         s = float(np.sum(beta))
     s = s * (1 - 2 * float(_gamma(P.m + 2))) - 2 * (P.m + 1) * _ETA  # products that underflow
-    if not s > 0:
+    if not (s > 0 and math.isfinite(s) and math.isfinite(W)):
         return math.inf
     return _up(_up(math.sqrt(W)) / _down(s))
 
@@ -474,12 +491,21 @@ def _polish_mp(Yn: sp.csr_matrix, p: np.ndarray) -> Tuple[np.ndarray, np.ndarray
 # -- the public function -------------------------------------------------------------------------------------
 
 
+def _z_coefficients(p: np.ndarray, nrm: np.ndarray, ez: np.ndarray) -> np.ndarray:
+    """beta with beta_k z_k = p_k z_k / ||z_k|| up to one positive factor (certified_upper is invariant
+    under it), ||z_k|| = 2^ez_k nrm_k: p_k / ||z_k||, or times 2^min(ez) where that overflows."""
+    with np.errstate(over="ignore"):
+        beta = np.ldexp(p / nrm, -ez)
+    return beta if np.all(np.isfinite(beta)) else np.ldexp(p / nrm, np.min(ez) - ez)
+
+
 def _R(P: Patterns, normalize: bool) -> float:
+    """max_k ||y_k||, rounded up (1 for normalized patterns)."""
     if normalize:
         return 1.0
-    sq = P.X().multiply(P.X()).sum(axis=1).A1
-    extra = (float(P.rho) ** 2 if P.rho is not None else 0.0) + (float(P.Delta) ** 2 if P.Delta is not None else 0.0)
-    return _up(math.sqrt(_up(float(np.max(sq + extra)) * (1 + 2 * float(_gamma(P.indptr.max() + 3))))))
+    _, hi, e = _row_norm_bounds(P, extended=True)  # ||y_k|| <= 2^e_k hi_k
+    # 2^e_k hi_k is exact unless it is subnormal (then rounded to nearest): one step up covers it
+    return float(np.max(np.nextafter(np.ldexp(hi, e), math.inf)))
 
 
 def _check_scale(P: Patterns) -> None:
@@ -564,21 +590,23 @@ def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float
         return DataMargin(lower=-base["R"], upper=0.0, value=0.0, separable=False, u=None, beta=None, gordan=cert,
                           method=method, seconds=time.perf_counter() - t0, info={"support": len(cert[0])}, **base)  # fmt: skip
     Z = P.Z()
-    if normalize:
-        nrm = np.sqrt(Z.multiply(Z).sum(axis=1).A1)
-        Yn = sp.diags(1 / nrm) @ Z
+    if normalize:  # rows scaled by powers of two first: squares of entries ~1e-170 underflow
+        ez = row_pow2_exponents(Z)
+        Zs = scale_rows_pow2(Z)
+        nrm = np.sqrt(Zs.multiply(Zs).sum(axis=1).A1)  # ||z_k|| = 2^ez_k nrm_k
+        Yn = sp.diags(1 / nrm) @ Zs
     else:
         Yn = Z
     Yn = Yn.tocsr()
     p, it, conv = _wolfe_primal(Yn)
     u = Yn.T @ p
-    beta = p / nrm if normalize else p
+    beta = _z_coefficients(p, nrm, ez) if normalize else p
     lo, up = certified_lower(P, u, normalize=normalize), certified_upper(P, beta, normalize=normalize)
     polished = False
     if lo > 0 and P.d0 <= POLISH_MAX_DIM and (up - lo) > 1e-12 * up:
         p2, u2 = _polish_mp(Yn, p)
         if np.any(p2 > 0):
-            beta2 = p2 / nrm if normalize else p2
+            beta2 = _z_coefficients(p2, nrm, ez) if normalize else p2
             lo2, up2 = certified_lower(P, u2, normalize=normalize), certified_upper(P, beta2, normalize=normalize)
             polished = lo2 > lo or up2 < up
             if lo2 > lo:

@@ -88,9 +88,9 @@ _NORM_ROWS = [
 def test_row_norm_bounds_enclose_the_exact_norms(rho):
     X = np.array(_NORM_ROWS)
     P = make_patterns(X, np.array([1, -1, 1, -1, 1, -1]), rho=rho)
-    lo, hi = DM._row_norm_bounds(P)
+    lo, hi, e = DM._row_norm_bounds(P)  # bounds on ||2^-e_k z_k||
     for k, row in enumerate(_NORM_ROWS):
-        sq = sum(Fraction(v) ** 2 for v in row) + (Fraction(rho) ** 2 if rho is not None else 0)
+        sq = (sum(Fraction(v) ** 2 for v in row) + (Fraction(rho) ** 2 if rho is not None else 0)) / Fraction(4) ** int(e[k])
         assert Fraction(lo[k]) ** 2 <= sq <= Fraction(hi[k]) ** 2
         assert sq * (1 - 100 * U) < Fraction(lo[k]) ** 2 and Fraction(hi[k]) ** 2 < sq * (1 + 100 * U)
 
