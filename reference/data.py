@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-_NOT_REAL = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "M": "dates", "m": "time spans"}
+_NOT_REAL = {"b": "booleans", "c": "complex numbers", "U": "strings", "T": "strings", "S": "bytes", "M": "dates", "m": "time spans"}
 
 
 #: Largest n * d that check_data densifies (8 GB of float64).
@@ -157,7 +157,9 @@ def check_csr(X, name: str = "X") -> sp.csr_matrix:
     if X.dtype.kind == "c":
         raise ValueError(f"{name} must hold real numbers, got dtype {X.dtype}; pass the real part explicitly")
     if X.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be a numeric sparse matrix, got dtype {X.dtype}")
+        raise ValueError(
+            f"{name} must be a numeric sparse matrix, got dtype {X.dtype}; store real numbers in it (e.g. X.astype(np.float64))"
+        )
     if X.format == "csr":
         indptr, indices = np.asarray(X.indptr), np.asarray(X.indices)
         nnz = len(X.data)
@@ -339,7 +341,10 @@ def check_real(name: str, value, *, low=None, high=None, low_open=True, high_ope
     fix = "; " + hint if hint else ""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, mpmath.mpf)):
         raise ValueError(f"{name} must be a real number, got {value!r}{fix}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int or Fraction beyond the float64 range
+        v = math.inf
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}{fix}")
     ok_low = low is None or (v > low if low_open else v >= low)
@@ -368,20 +373,25 @@ def check_int(name: str, value, *, low: int = 0) -> int:
 
 # -- readers ------------------------------------------------------------------------------------
 
+#: Most columns a LIBSVM file may have: canonical CSR indices are int64 (:func:`check_csr`).
+_MAX_COLUMNS = 2**63 - 1
+_TOO_WIDE = f"exceeds 2^63 - 1 = {_MAX_COLUMNS}, the most columns a sparse matrix can index"
+
 
 def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, np.ndarray]:
     """Read a LIBSVM / svmlight file (plain or ``.gz``) into a sparse ``(X, y)``.
 
     Lines are ``label index:value index:value ...`` with 1-based indices; ``#`` starts a
     comment.  Labels must be +1/-1 (``1``, ``+1``, ``-1``, ``1.0`` ...); a 0/1 file raises.
-    An index repeated on a line, a non-ASCII digit or a file that is not text (or a broken
-    ``.gz``) raises a ValueError naming the line.
+    The file is read as UTF-8 whatever the locale.  An index repeated on a line, an index
+    above 2^63 - 1 (int64, the CSR index type), a non-ASCII digit or a file that is not text
+    (or a broken ``.gz``) raises a ValueError naming the line.
 
     Parameters
     ----------
     path : str or Path
     n_features : int, optional
-        Number of columns; default: the largest index seen.
+        Number of columns (at most 2^63 - 1); default: the largest index seen.
 
     Returns
     -------
@@ -393,6 +403,8 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, 
     path = _data_path(path, "a LIBSVM file")
     if n_features is not None:
         n_features = check_int("n_features", n_features, low=1)
+        if n_features > _MAX_COLUMNS:
+            raise ValueError(f"n_features={n_features} {_TOO_WIDE}; pass a smaller n_features")
     opener = gzip.open if path.suffix == ".gz" else open
     labels, indptr, indices, values, width = [], [0], [], [], 0
     lineno = 0
@@ -415,6 +427,8 @@ def load_libsvm(path, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, 
                         idx = int(k)
                         if idx < 1:
                             raise ValueError("feature indices are 1-based")
+                        if idx > _MAX_COLUMNS:
+                            raise ValueError(f"feature index {idx} {_TOO_WIDE}; renumber the features from 1")
                         if idx - 1 in row:
                             raise ValueError(f"feature index {idx} appears twice")
                         row[idx - 1] = float(v)
@@ -494,9 +508,13 @@ def augment(X: np.ndarray, rho) -> np.ndarray:
 
 
 def reflect(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The reflected points y_i x_i (rows)  [RP14 Sec. 2; PT11 Sec. 2] (CSR in, CSR out)."""
+    """The reflected points y_i x_i (rows)  [RP14 Sec. 2; PT11 Sec. 2] (CSR in, CSR out).
+
+    float64 unless X holds mpf (an integer X is converted, as by :func:`augment` and :func:`extend`)."""
     if sp.issparse(X):
         return sp.csr_matrix(X.multiply(np.asarray(y, dtype=np.float64).reshape(-1, 1)))
+    if X.dtype != object:  # float64 unless X holds mpf, as on the CSR path: int8 -128 times -1 must not wrap around
+        X = np.asarray(X, dtype=np.float64)
     return X * y.reshape(-1, 1)
 
 
@@ -510,13 +528,18 @@ def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
     Raises
     ------
     ValueError
-        ``y`` not m labels in {-1, +1}, or ``Delta`` not a finite number > 0.
+        ``y`` not m labels in {-1, +1}, or ``Delta`` not a finite real number > 0 (a string
+        or a bool is refused, not converted).
     """
     m = Z.shape[0]
     labels = np.asarray(y)
     if labels.shape != (m,) or not all(v == 1 or v == -1 for v in labels.tolist()):
         raise ValueError(f"y must hold the {m} labels l_k of Z's rows, each -1 or +1; got shape {labels.shape}")
-    if not (math.isfinite(float(Delta)) and float(Delta) > 0):
+    try:  # a real number (not a string float() would parse, nor a bool), finite and > 0
+        ok = not isinstance(Delta, bool) and isinstance(Delta, (numbers.Real, mpmath.mpf)) and 0 < float(Delta) < math.inf
+    except OverflowError:  # an int or Fraction beyond the float64 range
+        ok = False
+    if not ok:
         raise ValueError(f"Delta must be a finite number > 0 (PT11 Sec. 5), got {Delta!r}")
     if sp.issparse(Z):
         return sp.hstack([Z, sp.diags(float(Delta) * np.asarray(y, dtype=np.float64), format="csr")], format="csr")
