@@ -261,6 +261,17 @@ def test_extend_of_float_points_is_float64():
     assert E.dtype == np.float64 and E.tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_extend_accepts_labels_held_as_mpf(sparse):
+    """Labels equal to +-1 pass extend's check whatever their type (mpf from an exact run here); the CSR
+    path gives the same [z_k, l_k Delta e_k] as the dense one."""
+    y = np.array([mpmath.mpf(1), mpmath.mpf(-1)], dtype=object)
+    Z = np.array([[1.0], [2.0]])
+    E = extend(sp.csr_matrix(Z) if sparse else Z, y, 0.5)
+    assert sp.issparse(E) is sparse
+    assert (E.toarray() if sparse else E).tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
+
+
 def test_extend_keeps_an_exact_delta_exactly():
     """With mpf Z (exact mode) E_kk = l_k Delta exactly: an integer Delta = 2^53 + 1 (not a double) stays
     2^53 + 1, it is not rounded through float division."""
