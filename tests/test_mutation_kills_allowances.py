@@ -91,3 +91,69 @@ def test_certified_lower_of_a_witness_whose_square_overflows_claims_nothing_fals
     u = np.array([1e300, 1e-320])
     lo = DM.certified_lower(P, u)
     assert _exact_lower_holds(P, u, lo)
+
+
+# -- allowances at their edges: exact data, so the whole allowance is slack except where a mutant removes it --
+
+U = Fraction(1, 2**53)
+
+
+@pytest.mark.parametrize("label", [1, -1])
+def test_lower_bound_divides_by_an_upper_bound_of_the_witness_norm(label):
+    """d = 40 features, one pattern y = label (1/2, 0, ..., 0), u = e_1: min_k u . y_k / ||u|| = label / 2
+    exactly.  Every rounding is exact here, so the bound is below label / 2 only by its allowances; the
+    one on ||u||^2 = u . u is 2 gamma_{d+1} ~ 82 u, bigger than all the others together: dividing by a
+    lower instead of an upper bound of ||u|| (for num > 0, or for num <= 0 the other way round) crosses
+    label / 2 (kills certified_lower_71, _76, _77, _88, _89)."""
+    d = 40
+    X = np.zeros((1, d))
+    X[0, 0] = 0.5
+    P = make_patterns(X, np.array([label]), rho=None)
+    u = np.zeros(d)
+    u[0] = 1.0
+    lo = Fraction(DM.certified_lower(P, u))
+    assert lo <= Fraction(label, 2)
+    assert lo > Fraction(label, 2) - 200 * U  # a few dozen u below, not more
+    assert _exact_lower_holds(P, u, float(lo))
+
+
+def test_lower_bound_allows_for_the_rounding_of_a_cancelling_two_term_dot_product():
+    """y = [x, rho] = (3, 1), u = (fl(1/3), -1 + 2^-20): fl(3 fl(1/3)) = 1 (the exact product is
+    1 - 2^-54), so the float dot product 2^-20 is 2^-54 above the exact u . y = 2^-20 - 2^-54: the
+    allowance gamma_{nnz + 2} |u| . |y| (~2^-51 here) must be there even for a row of two terms
+    (kills certified_lower_20: gamma_{nnz - 2} = 0)."""
+    P = make_patterns(np.array([[3.0]]), np.array([1]), rho=1.0)
+    u = np.array([1 / 3, -1 + 2.0**-20])
+    assert Fraction(3) * Fraction(u[0]) + Fraction(u[1]) == Fraction(2) ** -20 - Fraction(2) ** -54  # the exact u . y
+    lo = DM.certified_lower(P, u)
+    assert 0 < lo and _exact_lower_holds(P, u, lo)
+
+
+def test_upper_bound_of_a_single_sparse_pattern_in_many_dimensions():
+    """d = 40 features, one pattern z = (1/2, 0, ..., 0), beta = 1: ||beta z|| / beta = 1/2 exactly;
+    the allowance on the sum of the d squares must enlarge it (kills certified_upper_41, _42)."""
+    d = 40
+    X = np.zeros((1, d))
+    X[0, 0] = 0.5
+    P = make_patterns(X, np.array([1]), rho=None)
+    up = Fraction(DM.certified_upper(P, np.array([1.0])))
+    assert Fraction(1, 2) <= up < Fraction(1, 2) + 200 * U
+
+
+def test_upper_bound_denominator_is_bounded_from_below():
+    """m = 40 patterns z_k = e_k / 2, beta = 1: ||sum_k z_k|| / sum_k beta_k = sqrt(40) / 2 / 40, squared
+    1/160.  Every column has one term (allowance 4u there) but the denominator sums 40: its allowance
+    2 gamma_{m+2} must shrink it (kills certified_upper_80, _81)."""
+    m = 40
+    P = make_patterns(np.eye(m) * 0.5, np.ones(m, dtype=int), rho=None)
+    up = Fraction(DM.certified_upper(P, np.ones(m)))
+    assert Fraction(1, 160) <= up**2 < Fraction(1, 160) * (1 + 400 * U)
+
+
+def test_upper_bound_allows_for_a_cancelling_column():
+    """z_1 = 1, z_2 = -(1 - 2^-50), beta = (1, 1): sum_k beta_k z_k = 2^-50 (exact), sum beta = 2, so
+    the bound is 2^-51; the column's allowance e ~ 2^-50 is as large as |w| itself and must be
+    added to |w|, not subtracted (kills certified_upper_37)."""
+    P = make_patterns(np.array([[1.0], [-(1 - 2.0**-50)]]), np.array([1, 1]), rho=None)
+    up = Fraction(DM.certified_upper(P, np.array([1.0, 1.0])))
+    assert up >= Fraction(2) ** -51
