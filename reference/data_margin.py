@@ -216,7 +216,7 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
         nlo, nhi, ex = _row_norm_bounds(P)  # bounds on ||2^-ex_k z_k||, ex_k <= 0
         lo = np.ldexp(lo, -ex)  # exact (a power of two >= 1; |lo| <= 2 |u| . |y_k| stays finite)
         r = np.where(lo > 0, lo / nhi, lo / nlo)
-        r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF))
+        r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF)) - _ETA  # a quotient that underflows
     else:
         r = lo
     num = float(np.min(r))
@@ -225,10 +225,11 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
         return -math.inf
     gq = 2 * float(_gamma(P.dim + 1))
     tq = 2 * (P.dim + 1) * _ETA  # squares that underflow
+    # the quotient num / sqrt(.) may underflow: absolute error <= 2^-1075, hence the - _ETA (num = 0 is exact)
     if num > 0:
-        return _down(num / math.sqrt(_up(Q * (1 + gq) + tq)))
+        return _down(num / math.sqrt(_up(Q * (1 + gq) + tq))) - _ETA
     if Q * (1 - gq) - tq > 0:
-        return _down(num / math.sqrt(_down(Q * (1 - gq) - tq)))
+        return _down(num / math.sqrt(_down(Q * (1 - gq) - tq))) - (_ETA if num < 0 else 0.0)
     return -math.inf
 
 

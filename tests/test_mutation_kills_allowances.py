@@ -157,3 +157,22 @@ def test_upper_bound_allows_for_a_cancelling_column():
     P = make_patterns(np.array([[1.0], [-(1 - 2.0**-50)]]), np.array([1, 1]), rho=None)
     up = Fraction(DM.certified_upper(P, np.array([1.0, 1.0])))
     assert up >= Fraction(2) ** -51
+
+
+# -- bug: a lower bound that underflows -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a", [46, 47, 65, 111])
+def test_lower_bound_that_underflows_stays_below_the_exact_value(a):
+    """1000 features, one pattern y = (2 a 2^-1074, 0, ..., 0), u = (1/2, ..., 1/2): min u . y / ||u|| =
+    a 2^-1074 / sqrt(250), about 0.063 a subnormal steps.  The quotient num / sqrt(.) is rounded to
+    the subnormal grid (absolute error up to half a step, beyond any relative allowance): the bound
+    came out one step above the exact value (e.g. 3 steps for a = 46, exact 2.909)."""
+    d = 1000
+    X = np.zeros((1, d))
+    X[0, 0] = 2 * a * 2.0**-1074
+    P = make_patterns(X, np.array([1]), rho=None)
+    u = np.full(d, 0.5)
+    lo = DM.certified_lower(P, u)
+    assert Fraction(lo) ** 2 * 250 <= (a * Fraction(2) ** -1074) ** 2 or lo <= 0
+    assert _exact_lower_holds(P, u, lo)
