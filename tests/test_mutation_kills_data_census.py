@@ -177,10 +177,27 @@ def test_pairwise_check_needs_memory_for_one_row_block_only():
 # -- readers ------------------------------------------------------------------------------------------
 
 
+def test_load_libsvm_reads_utf8_under_a_simulated_ascii_locale(tmp_path, monkeypatch):
+    """In-process (fast) twin of the next test: an ``open`` that, like the builtin under an ASCII locale,
+    decodes as ASCII when no encoding is given; the reader names UTF-8, so the UTF-8 comment is fine."""
+    import builtins
+
+    def ascii_locale_open(file, mode="r", *args, encoding=None, **kwargs):
+        return builtins.open(file, mode, *args, encoding=encoding or "ascii", **kwargs)
+
+    path = tmp_path / "c.txt"
+    path.write_text("+1 1:0.5 # caf\u00e9\n-1 2:2\n", encoding="utf-8")
+    monkeypatch.setattr(DATA, "open", ascii_locale_open, raising=False)
+    X, y = reference.load_libsvm(path)
+    assert X.toarray().tolist() == [[0.5, 0.0], [0.0, 2.0]] and y.tolist() == [1, -1]
+
+
 def test_load_libsvm_reads_utf8_whatever_the_locale(tmp_path):
     """The file is read as UTF-8 (comments may hold any text) even where the locale's encoding is ASCII."""
     path = tmp_path / "c.txt"
     path.write_text("+1 1:0.5 # caf\u00e9\n-1 2:2 # na\u00efve\n", encoding="utf-8")
+    X, y = reference.load_libsvm(path)  # in this process too (mutmut maps tests to functions in-process)
+    assert X.toarray().tolist() == [[0.5, 0.0], [0.0, 2.0]] and y.tolist() == [1, -1]
     pkg = str(Path(reference.__file__).resolve().parents[1])
     env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
     env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
@@ -219,12 +236,16 @@ def test_load_libsvm_refuses_a_feature_index_beyond_int64(tmp_path, index):
 
 
 def test_load_libsvm_accepts_the_largest_feature_index(tmp_path):
-    """Index 2^63 - 1 is column 2^63 - 2 of a 1 x (2^63 - 1) CSR: the boundary itself is accepted."""
+    """Index 2^63 - 1 is column 2^63 - 2 of a 1 x (2^63 - 1) CSR: the boundary itself is accepted, as
+    an index and as n_features."""
     path = tmp_path / "edge.txt"
     path.write_text(f"-1 1:3 {2**63 - 1}:2\n", encoding="utf-8")
     X, y = reference.load_libsvm(path)
     assert X.shape == (1, 2**63 - 1) and X.indices.tolist() == [0, 2**63 - 2] and X.data.tolist() == [3.0, 2.0]
     assert y.tolist() == [-1]
+    path.write_text("-1 2:3\n", encoding="utf-8")
+    X, _ = reference.load_libsvm(path, n_features=2**63 - 1)
+    assert X.shape == (1, 2**63 - 1) and X.indices.tolist() == [1] and X.data.tolist() == [3.0]
 
 
 @pytest.mark.parametrize("n_features", [2**63, 10**30], ids=["2^63", "10^30"])
@@ -255,6 +276,13 @@ def test_reflect_integer_points_do_not_wrap_around(sparse, dtype):
     assert Zd.dtype == np.float64 and Zd.tolist() == [[128.0, -1.0], [3.0, 0.0]]
 
 
+def test_reflect_keeps_mpf_points_exact():
+    """An object (mpf) X stays object: y_i x_i exactly, no rounding to float64."""
+    third = mpmath.mpf(1) / 3
+    Z = reflect(np.array([[third, mpmath.mpf(2)]], dtype=object), np.array([-1]))
+    assert Z.dtype == object and Z[0, 0] == -third and Z[0, 1] == -2
+
+
 def test_extend_of_float_points_is_float64():
     """Z float64 -> float64 (the object dtype is kept for mpf Z only)."""
     E = extend(np.array([[1.0], [2.0]]), np.array([1, -1]), 0.5)
@@ -281,7 +309,7 @@ def test_extend_keeps_an_exact_delta_exactly():
     assert E.dtype == object and E[0, 1] == D and E[1, 2] == -D and E[0, 2] == 0 and E[1, 1] == 0
 
 
-@pytest.mark.parametrize("Delta", ["0.5", None, True, 10**400, float("nan"), 0.0, -1.0, 1j], ids=["str", "None", "True", "10^400", "nan", "0", "-1", "1j"])
+@pytest.mark.parametrize("Delta", ["0.5", None, True, 10**400, float("nan"), float("inf"), 0.0, -1.0, 1j], ids=["str", "None", "True", "10^400", "nan", "inf", "0", "-1", "1j"])
 def test_extend_refuses_a_delta_that_is_not_a_positive_real(Delta):
     """Regression: a string Delta was accepted (float("0.5")) and 10**400 / None raised OverflowError / TypeError."""
     with pytest.raises(ValueError) as err:
