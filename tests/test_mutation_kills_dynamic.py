@@ -8,7 +8,8 @@ the comments (exact in float64 / mpmath), never read off the library.
 
 from __future__ import annotations
 
-import mpmath
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -82,6 +83,17 @@ def test_lambda_from_an_exact_mu_plus_is_only_confirmed(M, monkeypatch):
     monkeypatch.setattr(dm, "_holds_after", lambda pb, s, j, p, n: seen.append(n) or original(pb, s, j, p, n))
     assert dm._lambda(pb, s, 1, float(M)) == M - 1
     assert seen == ([M - 2] if M > 2 else []) + [M - 1]
+
+
+@pytest.mark.parametrize("mu", [None, float("nan"), float("inf"), float("-inf")])
+def test_lambda_without_a_finite_mu_plus_is_a_single_update(mu):
+    # _lambda: "unbounded (PFM with beta >= ||y_j||), or overflowed: plain single update" --
+    # whatever the non-finite value, even where repeated presentations would update more often
+    # (here y_2 would update M - 1 = 7 times; see the test above).
+    M = 8
+    pb = replace(_pdm_problem([[M, 0.0], [1.0, 0.0]], 0.5), mu_plus=lambda *args: mu)
+    s = dm.DynamicMarginState(t=1, a=np.array([float(M), 0.0]), ell=float(M * M), theta=M * M / 2, k=1, order=(0, 1))
+    assert dm._lambda(pb, s, 1, float(M)) == 1
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
