@@ -182,3 +182,21 @@ def test_active_sets_the_tenth_invocation_of_s1_reloads_the_data_set(m, d, margi
         if from_level == 3:
             assert a.uses[1] == dm.ACTIVE_SET_N_EP[1]
         assert sorted(b.order) == list(range(m)) and b.uses == (0, 0, 0) and b.sets == ((), (), ())
+
+
+# =============================================================================================
+# argument validation of dynamic_margin.patterns: the argument and the fix
+# =============================================================================================
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(rho=-1.0), r"^rho must lie in \(0, inf\), got -1\.0; pass rho=1\.0, or rho=None for no augmentation$"),
+        (dict(rho=float("nan")), r"^rho must be finite, got nan; pass rho=1\.0, or rho=None for no augmentation$"),
+        (dict(Delta=0.0), r"^Delta must lie in \(0, inf\), got 0\.0; pass e\.g\. Delta=1\.0, or Delta=None for the original space$"),
+    ],
+)
+def test_patterns_rejects_rho_and_delta_naming_the_fix(kw, message):
+    with pytest.raises(ValueError, match=message):
+        dm.patterns([[1.0, 2.0]], [1], **kw)
