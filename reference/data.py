@@ -498,7 +498,9 @@ def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
 def augment(X: np.ndarray, rho) -> np.ndarray:
     """x_k -> [x_k, rho]: one extra coordinate equal to rho > 0 encodes a bias  [PT11 Sec. 2].
 
-    A scipy.sparse X gives a CSR result (O(nnz + m))."""
+    A scipy.sparse X gives a CSR result (O(nnz + m)).  ``rho`` not a finite real number > 0 (a
+    string, a bool or None included) raises a ValueError."""
+    check_real("rho", rho, low=0, hint="pass e.g. rho=1.0 (PT11 Sec. 2: rho > 0)")
     if sp.issparse(X):
         return sp.hstack([X, sp.csr_matrix(np.full((X.shape[0], 1), float(rho)))], format="csr")
     # float64 unless X holds mpf: an integer X must not truncate rho
@@ -528,19 +530,14 @@ def extend(Z: np.ndarray, y: np.ndarray, Delta) -> np.ndarray:
     Raises
     ------
     ValueError
-        ``y`` not m labels in {-1, +1}, or ``Delta`` not a finite real number > 0 (a string
-        or a bool is refused, not converted).
+        ``y`` not m labels in {-1, +1}, or ``Delta`` not a finite real number > 0 (a string,
+        a bool or None included: :func:`check_real`).
     """
     m = Z.shape[0]
     labels = np.asarray(y)
     if labels.shape != (m,) or not all(v == 1 or v == -1 for v in labels.tolist()):
         raise ValueError(f"y must hold the {m} labels l_k of Z's rows, each -1 or +1; got shape {labels.shape}")
-    try:  # a real number (not a string float() would parse, nor a bool), finite and > 0
-        ok = not isinstance(Delta, bool) and isinstance(Delta, (numbers.Real, mpmath.mpf)) and 0 < float(Delta) < math.inf
-    except OverflowError:  # an int or Fraction beyond the float64 range
-        ok = False
-    if not ok:
-        raise ValueError(f"Delta must be a finite number > 0 (PT11 Sec. 5), got {Delta!r}")
+    check_real("Delta", Delta, low=0, hint="pass e.g. Delta=1.0 (PT11 Sec. 5: Delta > 0)")
     if sp.issparse(Z):
         return sp.hstack([Z, sp.diags(float(Delta) * np.asarray(y, dtype=np.float64), format="csr")], format="csr")
     # float64 unless Z holds mpf: an integer Z must not truncate Delta

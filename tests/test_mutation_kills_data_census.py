@@ -309,12 +309,32 @@ def test_extend_keeps_an_exact_delta_exactly():
     assert E.dtype == object and E[0, 1] == D and E[1, 2] == -D and E[0, 2] == 0 and E[1, 1] == 0
 
 
-@pytest.mark.parametrize("Delta", ["0.5", None, True, 10**400, float("nan"), float("inf"), 0.0, -1.0, 1j], ids=["str", "None", "True", "10^400", "nan", "inf", "0", "-1", "1j"])
-def test_extend_refuses_a_delta_that_is_not_a_positive_real(Delta):
-    """Regression: a string Delta was accepted (float("0.5")) and 10**400 / None raised OverflowError / TypeError."""
+_NOT_POSITIVE_REAL = [  # (value, id, check_real's message after "<name> ")
+    ("0.5", "str", "must be a real number, got '0.5'"),
+    (None, "None", "must be a real number, got None"),
+    (True, "True", "must be a real number, got True"),
+    (1j, "1j", "must be a real number, got 1j"),
+    (10**400, "10^400", "must be finite, got " + repr(10**400)),
+    (float("nan"), "nan", "must be finite, got nan"),
+    (float("inf"), "inf", "must be finite, got inf"),
+    (0.0, "0", "must lie in (0, inf), got 0.0"),
+    (-1, "-1", "must lie in (0, inf), got -1"),
+]
+
+
+@pytest.mark.parametrize("value, message", [(v, m) for v, _, m in _NOT_POSITIVE_REAL], ids=[i for _, i, _ in _NOT_POSITIVE_REAL])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_augment_and_extend_refuse_what_is_not_a_positive_real(value, message, sparse):
+    """Regression: extend accepted Delta = "0.5" (float() parsed it) and True, and raised TypeError /
+    OverflowError for None / 10**400; augment checked nothing: rho = None gave a column of NaN,
+    "0.5" and -1 were used as given.  Both now go through check_real, the one validator."""
+    X = sp.csr_matrix(np.eye(2)) if sparse else np.eye(2)
     with pytest.raises(ValueError) as err:
-        extend(np.eye(2), np.array([1, -1]), Delta)
-    assert str(err.value) == f"Delta must be a finite number > 0 (PT11 Sec. 5), got {Delta!r}"
+        reference.augment(X, value)
+    assert str(err.value) == f"rho {message}; pass e.g. rho=1.0 (PT11 Sec. 2: rho > 0)"
+    with pytest.raises(ValueError) as err:
+        extend(X, np.array([1, -1]), value)
+    assert str(err.value) == f"Delta {message}; pass e.g. Delta=1.0 (PT11 Sec. 5: Delta > 0)"
 
 
 @pytest.mark.parametrize("value", [10**400, -(10**400)], ids=["10^400", "-10^400"])
