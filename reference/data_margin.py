@@ -141,6 +141,48 @@ class DataMargin:
 
 
 # -- rounding: a-priori bounds (standard model of floating-point arithmetic) ---------------------------
+#
+# Why each allowance is there, and how much slack it leaves (issue 13; verdicts per mutant in
+# benchmarks/mutation/census_allowances.md).  Model [Higham, Secs. 2.2, 3.1]: fl(a op b) = (a op b)(1 + d),
+# |d| <= u = 2^-53, and a product or quotient that underflows has an absolute error <= 2^-1075 instead
+# (sums and differences of subnormals are exact); a sum of k products (or squares) is off by at most
+# gamma_k = k u / (1 - k u) times the sum of their absolute values, in any order.  "Spare s" below: the
+# computed bound lies inside the exact value by a factor 1 - s u at least, to first order in u (the
+# second-order terms are O(k^2 u^2), below u/4 for every count k with k u <= 2^-10).  Counts: p = nnz(y_k)
+# (terms of u . y_k), q = nnz(z_k) (terms of ||z_k||^2), D = dim (terms of u . u), c = terms of a column
+# (Y^T beta)_j, d0 = columns of Z, m = patterns.  Every allowance is twice Higham's bound with its count
+# padded by 1 or 2, so every stage keeps about half its allowance as spare:
+#
+#   certified_lower                                                              spare
+#     e_k = 2 gamma_{p+2} |u|.|y_k| (|u|.|y_k| itself computed: factor 1 - gamma_p),
+#       needed gamma_p |u|.|y_k|; lo = N - e rounded (-1), |u|.|y_k| >= |u . y_k|     p + 3
+#     num > 0: Q = u . u (-D), times 1 + 2 gamma_{D+1} (+2D+2), _up (+4), three
+#       roundings (-3): D + 3 under the square root, -1 for the root                 (D + 1) / 2
+#       (num <= 0: Q (1 - 2 gamma_{D+1}) and _down, the mirror image)                (D + 1) / 2
+#     the quotient (-1) and _down (+4, -1); - _ETA for a quotient that underflows    2
+#     normalized: nhi = sqrt(sq (1 + 2 gamma_{q+2})) (1 + 4u): sq off by gamma_q
+#       (-q), +2q+4, -1, root /2, -1, +4 -1 = (q + 7) / 2; lo / nhi (-1),
+#       r (1 - 4u) (+4, -1); for lo <= 0 nlo and r (1 + 4u), the mirror image        (q + 11) / 2
+#     total: p + (D + 11) / 2 >= 7;  normalized p + (D + q + 22) / 2 >= 12.5 (p = q there)
+#   certified_upper
+#     e_j = 2 gamma_{c+1} (|Z|^T beta)_j, needed gamma_c; |w| + e rounded (-1)       c + 1 on each |w_j|
+#     W: d0 squares (-d0), times 1 + 2 gamma_{d0+2} (+2 d0 + 4, -1), _up (+4, -1):
+#       2 (c + 1) + d0 + 6 on W; root (/2, -1), _up (+4, -1)                           c + d0 / 2 + 6
+#       (Delta: E = sum of m squares of products (-(m+1)) times 1 + 2 gamma_{m+4}
+#       (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 6) / 2 + 3)
+#     s = sum of m terms (-(m - 1)), times 1 - 2 gamma_{m+2} (+2m + 4, -1),
+#       _down (+4, -1); normalized: beta_k nlo_k, nlo (q + 7)/2 low, product -1       m + 7 (+ (q + 5) / 2)
+#     the quotient (-1) and _up (+4, -1)                                             2
+#     total: c + m + d0 / 2 + 15 >= 17.5
+#   _row_norm_bounds: hi (lo) lies above (below) ||2^-e_k w_k|| by (q + 7) / 2; the row scaling
+#     makes ||2^-e_k w_k||^2 >= 1/4, so squares that underflow (<= 2^-1075 each) cost < q 2^-1073.
+#   _R: hi, then 2^e_k hi_k (exact unless subnormal, then one step up: nextafter): spare (q + 7) / 2.
+#
+# A tightened allowance is harmless where the table keeps a positive total, and crosses the exact
+# value only where it does not (e.g. gamma_{D-1} for gamma_{D+1} on u . u keeps p + (D + 7) / 2;
+# dividing by a lower bound of ||u|| loses about 2D: killed in 40 dimensions).  The first-order worst
+# case needs every rounding of a stage at its maximum in the adverse direction; where a mutant's
+# total is only slightly negative in that worst case (tiny D, p, m) it is NOT KILLED, not "equivalent".
 
 
 def _gamma(n):

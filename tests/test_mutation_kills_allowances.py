@@ -176,3 +176,13 @@ def test_lower_bound_that_underflows_stays_below_the_exact_value(a):
     lo = DM.certified_lower(P, u)
     assert Fraction(lo) ** 2 * 250 <= (a * Fraction(2) ** -1074) ** 2 or lo <= 0
     assert _exact_lower_holds(P, u, lo)
+
+
+@pytest.mark.parametrize("q", [1, 4, 16, 64])
+def test_R_is_an_upper_bound_of_exact_norms(q):
+    """One pattern y = (1, ..., 1) with q entries: ||y|| = sqrt(q) in {1, 2, 4, 8}, exact, and every
+    square and sum is exact, so R lies above sqrt(q) only by its allowance (2 gamma_{q+2} on the sum
+    of squares and 4u after the square root, then one step up): an allowance that shrinks R instead
+    (kills _row_norm_bounds_35, _37, _38, _40, which _R now uses)."""
+    M = DM.margin_from_data(np.ones((1, q)), np.array([1]))
+    assert q <= Fraction(M.R) ** 2 < q * (1 + 400 * U)
