@@ -602,7 +602,10 @@ def _run(
     max_epochs = None if max_epochs is None else check_int("max_epochs", max_epochs)
     seed = check_int("seed", seed)
     P, e, exact = P_data, 0, True
-    if not ar.is_mp:  # extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
+    if not ar.is_mp:
+        # float64: rho and Delta as doubles (an mpmath.mpf rho would carry mpmath arithmetic into
+        # p_tk, ell_t and theta_t); extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
+        P_data = replace(P_data, **{k: None if v is None else float(v) for k, v in (("rho", P_data.rho), ("Delta", P_data.Delta))})
         P, e, exact = _rescaled(P_data)
         if e and threshold is pfm_threshold:
             schedule = tuple(float(np.ldexp(float(v), -e)) for v in schedule)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import mpmath
 import numpy as np
 import pytest
 
 from reference import dynamic_margin as dm
 from reference.arithmetic import Arithmetic
 from reference.dynamic_margin import pdm
+from reference.exact import verify_exact
 from reference.patterns import make_patterns
 
 F64 = Arithmetic(None)
@@ -200,3 +202,53 @@ def test_active_sets_the_tenth_invocation_of_s1_reloads_the_data_set(m, d, margi
 def test_patterns_rejects_rho_and_delta_naming_the_fix(kw, message):
     with pytest.raises(ValueError, match=message):
         dm.patterns([[1.0, 2.0]], [1], **kw)
+
+
+# =============================================================================================
+# _run / _rescaled: the arithmetic of the run and data at an extreme scale
+# =============================================================================================
+
+_PT11 = [(dm.pdm, 0.1), (dm.pfm, 0.05), (dm.pdm_succ, 0.05)]
+
+
+@pytest.mark.parametrize("fn, arg", _PT11, ids=["pdm", "pfm", "pdm_succ"])
+def test_a_float64_run_with_mpf_rho_and_delta_computes_in_float64(fn, arg):
+    # Regression (found with the survivor _rescaled_16): rho / Delta given as mpmath.mpf (30
+    # digits) in a float64 run were kept as mpf in the patterns, so p_tk = a . y_k, ell_t and
+    # theta_t became mpf numbers computed from the 30-digit rho -- a float64 run that was not
+    # float64, unlike the fast engine (float(rho)).  A float64 run uses the doubles nearest
+    # rho and Delta: it is the run with float(rho), float(Delta), state for state.
+    X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, -0.2], [0.5, 0.5]])
+    y = np.array([1, -1, 1, 1])
+    with mpmath.workdps(30):
+        rho, Delta = mpmath.mpf(1) / 3, mpmath.mpf(1) / 7
+    runs = [fn(X, y, arg, rho=r, Delta=D, trace=True, multiple_updates=True) for r, D in ((rho, Delta), (float(rho), float(Delta)))]
+    for r in runs:
+        assert r.status == "separator"
+        assert all(isinstance(v, float) for s in r.trace for v in (s.ell, s.theta))
+    assert [(s.t, s.ell, s.theta, s.a.tolist()) for s in runs[0].trace] == [(s.t, s.ell, s.theta, s.a.tolist()) for s in runs[1].trace]
+    assert runs[0].info["rho"] is rho and runs[0].info["Delta"] is Delta  # the info reports what was given
+
+
+@pytest.mark.parametrize("fn, arg", _PT11, ids=["pdm", "pfm", "pdm_succ"])
+def test_a_separator_at_the_edge_of_overflow_is_verified_on_the_scaled_patterns(fn, arg):
+    # y_1 = (1.5 2^1023, 1.5 2^1023) (rho=None): the run is on y_1 2^-1024 = (3/4, 3/4), an exact
+    # scaling (PFM's beta alike); one update gives a = (3/4, 3/4), after which p = 9/8 > theta_1
+    # (PDM: (1 - eps) 9/8; PFM: beta 2^-1024 (3/4) sqrt 2, beta = arg * 1.5 2^1023): converged.
+    # a . y_1 on the data as given is 2.25 2^1023, beyond the largest double: the claim must be
+    # verified on the exactly scaled patterns (_rescaled's `exact`), where it holds.
+    X, y = np.array([[1.5 * 2.0**1023, 1.5 * 2.0**1023]]), np.array([1])
+    beta_or_eps = arg * X[0, 0] if fn is dm.pfm else arg
+    r = fn(X, y, beta_or_eps, rho=None, max_iter=20)
+    assert r.status == "separator" and r.iterations == 1
+    assert r.w.tolist() == [0.75, 0.75] and r.info["scale"] == "2^-1024"
+    assert verify_exact(r, X, y) == ""
+
+
+@pytest.mark.parametrize("fn, arg", _PT11, ids=["pdm", "pfm", "pdm_succ"])
+def test_an_mpmath_run_is_not_rescaled(fn, arg):
+    # mpmath has no overflow: the patterns run as given, and no "scale" is recorded in info.
+    X, y = np.array([[3.0, 4.0], [-1.0, 0.5]]), np.array([1, -1])
+    r = fn(X, y, arg, precision=20)
+    assert r.status == "separator" and "scale" not in r.info
+    assert verify_exact(r, X, y) == ""
