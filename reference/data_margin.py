@@ -147,8 +147,9 @@ class DataMargin:
 # |d| <= u = 2^-53, and a product or quotient that underflows has an absolute error <= 2^-1075 instead
 # (sums and differences of subnormals are exact); a sum of k products (or squares) is off by at most
 # gamma_k = k u / (1 - k u) times the sum of their absolute values, in any order.  "Spare s" below: the
-# computed bound lies inside the exact value by a factor 1 - s u at least, to first order in u (the
-# second-order terms are O(k^2 u^2), below u/4 for every count k with k u <= 2^-10).  Counts: p = nnz(y_k)
+# computed bound lies inside the exact value by a factor 1 - s u at least, to first order in u (a stage
+# with count k has second-order terms O(k^2 u^2), a relative O(k u) of its spare ~ k u: a few per cent of it
+# for every count k <= 2^45).  Counts: p = nnz(y_k)
 # (terms of u . y_k), q = nnz(z_k) (terms of ||z_k||^2), D = dim (terms of u . u), c = terms of a column
 # (Y^T beta)_j, d0 = columns of Z, m = patterns.  Every allowance is twice Higham's bound with its count
 # padded by 1 or 2, so every stage keeps about half its allowance as spare:
@@ -160,6 +161,10 @@ class DataMargin:
 #       roundings (-3): D + 3 under the square root, -1 for the root                 (D + 1) / 2
 #       (num <= 0: Q (1 - 2 gamma_{D+1}) and _down, the mirror image)                (D + 1) / 2
 #     the quotient (-1) and _down (+4, -1); - _ETA for a quotient that underflows    2
+#       (absolute terms: e's 2 (p + 2) 2^-1074 covers p products that underflow, <= 2^-1075 each,
+#       with (1.5 p + 4) 2^-1074 to spare, still >= 4.9 2^-1074 after the division by nhi <=
+#       sqrt(q) (scaled rows have entries < 1): r = lo / nhi needs no - _ETA of its own; the final
+#       quotient by ||u|| <= sqrt(D) can leave less than the 2^-1075 it may lose: - _ETA there)
 #     normalized: nhi = sqrt(sq (1 + 2 gamma_{q+2})) (1 + 4u): sq off by gamma_q
 #       (-q), +2q+4, -1, root /2, -1, +4 -1 = (q + 7) / 2; lo / nhi (-1),
 #       r (1 - 4u) (+4, -1); for lo <= 0 nlo and r (1 + 4u), the mirror image        (q + 11) / 2
@@ -258,7 +263,7 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
         nlo, nhi, ex = _row_norm_bounds(P)  # bounds on ||2^-ex_k z_k||, ex_k <= 0
         lo = np.ldexp(lo, -ex)  # exact (a power of two >= 1; |lo| <= 2 |u| . |y_k| stays finite)
         r = np.where(lo > 0, lo / nhi, lo / nlo)
-        r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF)) - _ETA  # a quotient that underflows
+        r = np.where(r > 0, r * (1 - 4 * UNIT_ROUNDOFF), r * (1 + 4 * UNIT_ROUNDOFF))
     else:
         r = lo
     num = float(np.min(r))
