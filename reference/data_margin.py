@@ -43,7 +43,7 @@ from typing import Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from .arithmetic import UNIT_ROUNDOFF, row_pow2_exponents, scale_rows_pow2, scaled_pow2_exact
+from .arithmetic import UNIT_ROUNDOFF, pow2_exponent, row_pow2_exponents, scale_rows_pow2, scaled_pow2_exact
 from .data import check_real
 from .patterns import Patterns, make_patterns
 
@@ -179,6 +179,9 @@ class DataMargin:
 #       _down (+4, -1); normalized: beta_k nlo_k, nlo (q + 7)/2 low, product -1       m + 7 (+ (q + 5) / 2)
 #     the quotient (-1) and _up (+4, -1)                                             2
 #     total: c + m + d0 / 2 + 15 >= 17.5
+#     (tiny data are first scaled up by powers of two -- one for all, or per row with its beta when
+#     normalized -- so that the absolute allowances 2^-1074 stay far below u W: else they dominated
+#     and the bound was ~1e8 times too large for entries ~1e-170; 2^e0 r is rounded up if subnormal)
 #   _row_norm_bounds: hi (lo) lies above (below) ||2^-e_k w_k|| by (q + 7) / 2; the row scaling
 #     makes ||2^-e_k w_k||^2 >= 1/4, so squares that underflow (<= 2^-1075 each) cost < q 2^-1073.
 #   _R: hi, then 2^e_k hi_k (exact unless subnormal, then one step up: nextafter): spare (q + 7) / 2.
@@ -290,25 +293,38 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
     if beta.shape != (P.m,) or not np.all(np.isfinite(beta)) or np.any(beta < 0) or not np.any(beta > 0):
         raise ValueError(f"beta must be a finite nonnegative nonzero vector of length {P.m}")
     beta = scaled_pow2_exact(beta)  # invariant under beta -> c beta, c > 0
-    Z = P.Z()
+    Z, Delta, e0 = P.Z(), P.Delta, 0
+    if normalize:  # z_k -> 2^-ex_k z_k and beta_k -> 2^ex_k beta_k change nothing (both exact, checked)
+        nlo, _, ex = _row_norm_bounds(P)  # ||z_k|| >= 2^ex_k nlo_k, ex_k <= 0
+        b = np.ldexp(beta, ex)
+        if np.any(ex) and np.array_equal(np.ldexp(b, -ex), beta):
+            Z = Z.copy()
+            Z.data = np.ldexp(Z.data, -np.repeat(ex, np.diff(Z.indptr)))  # rows whose squares underflowed
+            beta, ex = scaled_pow2_exact(b), np.zeros_like(ex)
+    else:  # the bound scales with the data: tiny data scaled up by one power of two (exact), result back
+        e0 = min(pow2_exponent(np.append(Z.data, Delta if Delta is not None else 0.0)), 0)
+        if e0 < 0:
+            Z = Z.copy()
+            Z.data = np.ldexp(Z.data, -e0)
+            Delta = None if Delta is None else math.ldexp(Delta, -e0)
     w = Z.T @ beta
     n = _col_counts(P) + 1
     e = 2 * _gamma(n) * (abs(Z).T @ beta) + 2 * n * _ETA  # underflowing products: absolute error
     W = float(np.sum((np.abs(w) + e) ** 2))
     W = W * (1 + 2 * float(_gamma(P.d0 + 2))) + 2 * (P.d0 + 1) * _ETA  # squares that underflow
-    if P.Delta is not None:  # extended coordinates Delta l_k beta_k: one rounding each
-        E = float(np.sum((P.Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4)))
+    if Delta is not None:  # extended coordinates Delta l_k beta_k: one rounding each
+        E = float(np.sum((Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4)))
         W = W + E
     W = _up(W)
     if normalize:
-        nlo, _, ex = _row_norm_bounds(P)  # ||z_k|| >= 2^ex_k nlo_k
         s = float(np.sum(np.ldexp(beta * nlo, ex)))  # a product that underflows: absolute error <= 2^-1074
     else:
         s = float(np.sum(beta))
     s = s * (1 - 2 * float(_gamma(P.m + 2))) - 2 * (P.m + 1) * _ETA  # products that underflow
     if not (s > 0 and math.isfinite(s) and math.isfinite(W)):
         return math.inf
-    return _up(_up(math.sqrt(W)) / _down(s))
+    r = _up(_up(math.sqrt(W)) / _down(s))
+    return r if e0 == 0 else float(np.nextafter(math.ldexp(r, e0), math.inf))  # 2^e0 r rounds if subnormal
 
 
 # -- Gordan: an exact certificate that 0 is in the hull -------------------------------------------------

@@ -186,3 +186,16 @@ def test_R_is_an_upper_bound_of_exact_norms(q):
     (kills _row_norm_bounds_35, _37, _38, _40, which _R now uses)."""
     M = DM.margin_from_data(np.ones((1, q)), np.array([1]))
     assert q <= Fraction(M.R) ** 2 < q * (1 + 400 * U)
+
+
+@pytest.mark.parametrize("e", [-560, -1000])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_upper_bound_of_tiny_data_is_tight(e, normalize):
+    """{2^e (3, 4), 2^e (4, 3)} (exact): the margin is 2^e (7/2) sqrt(2), squared 2^2e 49/2, and
+    normalized (7/5) / sqrt(2), squared 49/50.  The documented relative width ~1e-12 of separable data
+    holds at this scale too: the squares of W underflowed and their absolute allowance 2^-1074 made
+    the upper bound ~1e8 times too large (valid, but useless)."""
+    X = np.ldexp(np.array([[3.0, 4.0], [4.0, 3.0]]), e)
+    M = DM.margin_from_data(X, np.array([1, 1]), normalize=normalize)
+    exact = Fraction(49, 50) if normalize else Fraction(49, 2) * Fraction(2) ** (2 * e)
+    assert Fraction(M.lower) ** 2 <= exact <= Fraction(M.upper) ** 2 <= exact * (1 + Fraction(1, 10**11))
