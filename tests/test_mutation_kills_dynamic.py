@@ -204,6 +204,14 @@ def test_patterns_rejects_rho_and_delta_naming_the_fix(kw, message):
         dm.patterns([[1.0, 2.0]], [1], **kw)
 
 
+@pytest.mark.parametrize("fn, arg", [(dm.pdm, 0.1), (dm.pfm, 0.05), (dm.pdm_succ, 0.05)], ids=["pdm", "pfm", "pdm_succ"])
+def test_fast_engine_refuses_a_trace_naming_the_fix(fn, arg):
+    pytest.importorskip("numba")
+    message = r"^trace=True is the textbook engine's for PT11 \(one state per update\); pass engine='textbook'$"
+    with pytest.raises(ValueError, match=message):
+        fn([[1.0, 2.0]], [1], arg, engine="fast", trace=True)
+
+
 # =============================================================================================
 # _run / _rescaled: the arithmetic of the run and data at an extreme scale
 # =============================================================================================
