@@ -264,7 +264,8 @@ def _lambda(pb: _Problem, s: DynamicMarginState, j: int, p) -> int:
     room = pb.max_iter - s.t
     if s.t == 0:
         return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
-    mu = pb.mu_plus(pb.schedule[s.run], p, pb.q[j], s.ell, s.t, pb.ar)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a non-finite mu_+ is handled next
+        mu = pb.mu_plus(pb.schedule[s.run], p, pb.q[j], s.ell, s.t, pb.ar)
     if mu is None or not mu == mu or mu in (np.inf, -np.inf):
         return 1  # unbounded (PFM with beta >= ||y_j||), or overflowed: plain single update
     lam = pb.ar.floor(mu) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
