@@ -208,7 +208,8 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
         if iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
             break
         delta = g.norm(q) / gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
-        inner = _smoothed("snkpvn", g, q, delta, max_iter - iterations, trace)  # SNKPVN(q_t, delta_t)
+        budget = max_iter - iterations
+        inner = _smoothed("snkpvn", g, q, delta, budget, trace)  # SNKPVN(q_t, delta_t)
         records.append(OuterRecord(t=t, q=q, delta=delta, inner=inner))
         if inner.status == SEPARATOR:
             alpha = inner.alpha
@@ -225,7 +226,10 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
     elif claim == CERTIFICATE:
         reason = g.verify_certificate(q, epsilon, strict=True)
     info = {"T": t, "deltas": deltas, "inner_iterations": inner_its, "epsilon": epsilon}
-    return _result("isnkpvn", claim, reason, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
+    res = _result("isnkpvn", claim, reason, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
+    if exhausted and inner.iterations < budget:  # the last SNKPVN call ended on a refused claim, not on its budget
+        res = replace(res, message=f"SNKPVN call t = {t - 1}: {inner.message}")
+    return res
 
 
 # -- RP14 primal algorithms ----------------------------------------------------------------------
