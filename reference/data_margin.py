@@ -270,7 +270,8 @@ def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> f
     else:
         r = lo
     num = float(np.min(r))
-    Q = float(u @ u)
+    with np.errstate(over="ignore"):  # an overflow is handled on the next line
+        Q = float(u @ u)
     if not (math.isfinite(num) and math.isfinite(Q)):  # overflow (u too large to scale exactly): no claim
         return -math.inf
     gq = 2 * float(_gamma(P.dim + 1))
