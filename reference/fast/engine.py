@@ -15,7 +15,7 @@ textbook engine's only.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from ..result import (
     MAX_ITER,
     SEPARATOR,
     Result,
+    pattern_allowance,
     verify_certificate,
     verify_certificate_factored,
     verify_separator_gram,
@@ -41,15 +42,42 @@ F64 = Arithmetic(None)
 
 # -- the claim, verified, as a Result ----------------------------------------------------------------
 
+CLAIMS = {0: None, 1: SEPARATOR, 2: CERTIFICATE}  # the kernels' claim codes
 
-def _result(name: str, claim: Optional[str], reason: str, k: int, **fields) -> Result:
-    """The textbook driver's ending (result.drive), for a claim the kernel made."""
-    if claim is None:
-        status, message = MAX_ITER, f"budget exhausted after {k} iterations"
-    elif reason:
-        status, message = MAX_ITER, f"{claim} claimed but not verified: {reason}"
-    else:
-        status, message = claim, f"{claim} verified in {F64.label}"
+
+def _drive(call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tuple[str, ...]) -> Tuple[int, str, str, int]:
+    """The textbook driver's loop (reference.result.drive) around a compiled kernel.
+
+    ``call(k, resume) -> (k, code, products)`` runs the kernel: afresh (``resume`` 0), or on from
+    the state it left after a refused claim at k, its first ``resume`` exit tests at k already
+    taken.  ``tests`` are the kernel's exit tests in the order it takes them.  Every claim is
+    verified here (``verify(claim) -> reason``); a refused one does not end the run: the kernel
+    goes on from that state, where the textbook loop goes on, until a claim verifies or the
+    budget runs out.  A refused claim of ``noted`` kind is named in the message, as the textbook
+    driver does (the others are part of the textbook's exit test itself, which refuses silently).
+
+    Returns ``(k, status, message, products)``.  A kernel that claims again what was just refused
+    (it did not go on) ends the run with ``"max_iter"`` and the reason.
+    """
+    k, resume, products, unverified = 0, 0, 0, ""
+    while True:
+        k_new, code, used = call(k, resume)
+        products += used
+        claim = CLAIMS[code]
+        if claim is None:
+            return k_new, MAX_ITER, f"budget exhausted after {k_new} iterations{unverified}", products
+        reason = verify(claim)
+        if not reason:
+            return k_new, claim, f"{claim} verified in {F64.label}", products
+        position = tests.index(claim) + 1
+        if k_new < k or (k_new == k and position <= resume):  # no progress: a broken kernel
+            return k_new, MAX_ITER, f"{claim} claimed but not verified: {reason}", products
+        if claim in noted:
+            unverified = f"; the last claim ({claim}, iteration {k_new}) was not verified: {reason}"
+        k, resume = k_new, position
+
+
+def _result(name: str, status: str, message: str, k: int, **fields) -> Result:
     return Result(algorithm=name, status=status, iterations=int(k), message=message, engine=FAST, **fields)
 
 
@@ -109,11 +137,16 @@ def nkp(G, *, max_iter: int, trace: bool) -> Result:
     g = _Gram(G)
     max_iter = check_int("max_iter", max_iter)
     rec = _records(trace, max_iter, g.n)
-    k, alpha, separated, products = K.nkp(*g.args, max_iter, rec)
-    claim = SEPARATOR if separated else None
-    reason = g.verify_separator(alpha) if claim else ""
+    alpha, Ga = np.zeros(g.n), np.zeros(g.n)  # the state: alpha_k, G alpha_k
+
+    def call(k, resume):
+        nonlocal alpha
+        k, alpha, separated, products = K.nkp(*g.args, max_iter, rec, alpha, Ga, k, resume)
+        return k, int(separated), products
+
+    k, status, message, products = _drive(call, (SEPARATOR,), lambda claim: g.verify_separator(alpha), (SEPARATOR,))
     states = tuple(NKPState(k=i, alpha=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _result("nkp", claim, reason, k, alpha=alpha, trace=states, info={"products": int(products)})
+    return _result("nkp", status, message, k, alpha=alpha, trace=states, info={"products": int(products)})
 
 
 def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
@@ -126,18 +159,25 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     max_iter = check_int("max_iter", max_iter)
     rec = _records(trace, max_iter, g.n)
     rec_theta = np.zeros(rec.shape[0])
-    k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta)
-    claim = {0: None, 1: SEPARATOR, 2: CERTIFICATE}[code]
-    reason = ""
-    if claim == SEPARATOR:
-        reason = g.verify_separator(p)
-    elif claim == CERTIFICATE:
-        reason = g.verify_certificate(p, float(epsilon), strict=False)
+    p, Gp = np.zeros(g.n), np.zeros(g.n)  # the state: p_k, G p_k
+
+    def call(k, resume):
+        nonlocal p
+        k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta, p, Gp, k, resume)
+        return k, code, products
+
+    def verify(claim):
+        if claim == SEPARATOR:
+            return g.verify_separator(p)
+        return g.verify_certificate(p, float(epsilon), strict=False)
+
+    # the textbook's certificate exit is verified within the test: its refusal is not named
+    k, status, message, products = _drive(call, (CERTIFICATE, SEPARATOR), verify, (SEPARATOR,))
     states = None
     if trace:
         states = tuple(NVNState(k=i, p=rec[i].copy(), theta=None if i == 0 else float(rec_theta[i])) for i in range(k + 1))
-    res = _result("nvn", claim, reason, k, p=p, trace=states, info={"norm_p": g.norm(p), "epsilon": float(epsilon), "products": int(products)})
-    return replace(res, alpha=res.p if res.status == SEPARATOR else None)
+    info = {"norm_p": g.norm(p), "epsilon": float(epsilon), "products": int(products)}
+    return _result("nvn", status, message, k, p=p, alpha=p if status == SEPARATOR else None, trace=states, info=info)
 
 
 def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[float], max_iter: int, trace: bool) -> Result:
@@ -149,13 +189,23 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     qv = np.zeros(g.n) if q is None else np.ascontiguousarray(q, dtype=np.float64)
     rec_a, rec_p = _records(trace, max_iter, g.n), _records(trace, max_iter, g.n)
     rec_mu = np.zeros(rec_a.shape[0])
-    k, alpha, p, mu, code, products = K.smoothed(*g.args, prox, qv, 0.0 if delta is None else float(delta), max_iter, rec_a, rec_p, rec_mu)
-    claim = {0: None, 1: SEPARATOR, 2: CERTIFICATE}[code]
-    reason = ""
-    if claim == SEPARATOR:
-        reason = g.verify_separator(alpha)
-    elif claim == CERTIFICATE:
-        reason = g.verify_certificate(p, delta)
+    alpha, Ga, p, Gp, b, Gb = (np.zeros(g.n) for _ in range(6))  # the state: alpha_k, p_k, b = p_{mu_k}(alpha_k), G times each
+    mu = 0.0
+
+    def call(k, resume):
+        nonlocal alpha, p, mu
+        args = (*g.args, prox, qv, 0.0 if delta is None else float(delta), max_iter, rec_a, rec_p, rec_mu)
+        k, alpha, p, mu, code, products = K.smoothed(*args, alpha, Ga, p, Gp, b, Gb, mu, k, resume)
+        return k, code, products
+
+    def verify(claim):
+        if claim == SEPARATOR:
+            return g.verify_separator(alpha)
+        return g.verify_certificate(p, delta)
+
+    # SNKPVN's separator exit is verified within the textbook's test: its refusal is not named
+    tests, noted = ((SEPARATOR,), (SEPARATOR,)) if q is None else ((SEPARATOR, CERTIFICATE), (CERTIFICATE,))
+    k, status, message, products = _drive(call, tests, verify, noted)
     states = None
     if trace:
         states = tuple(
@@ -165,7 +215,7 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     info = {"mu": float(mu), "products": int(products)}
     if delta is not None:  # SNKPVN records its accuracy, as the textbook does
         info["delta"] = float(delta)
-    return _result(name, claim, reason, k, alpha=alpha, p=p, trace=states, info=info)
+    return _result(name, status, message, k, alpha=alpha, p=p, trace=states, info=info)
 
 
 def snkp(G, *, max_iter: int, trace: bool) -> Result:
@@ -192,44 +242,49 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
     max_iter = check_int("max_iter", max_iter)
     q = np.full(g.n, 1.0 / g.n)  # [RP14 Alg. 7] q_0 := 1_n/n
     t, iterations, deltas, inner_its, records = 0, 0, [], [], []
-    alpha, exhausted, claim = None, False, None
-    while True:
+    alpha, exhausted, unverified, inner, budget = None, False, "", None, max_iter
+
+    def exit_test() -> Optional[str]:
         if exhausted:
-            break
-        if alpha is not None:
-            claim = SEPARATOR  # the last SNKPVN call returned a primal solution
-            break
+            return None
+        if alpha is not None:  # the last SNKPVN call returned a primal solution
+            return SEPARATOR
         if deltas and deltas[-1] < epsilon:  # [RP14 Alg. 7] delta_t < eps: halt
-            claim = CERTIFICATE
-            break
+            return CERTIFICATE
         if g.norm(q) ** 2 <= g.n * F64.eps:  # [E-A7] ||q_t||_G = 0 as far as float64 can tell
-            claim = CERTIFICATE
-            break
-        if iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
+            return CERTIFICATE
+        return None
+
+    while True:  # the textbook driver: a refused claim does not end the run (reference.result.drive)
+        claim = exit_test()
+        if claim is not None:
+            reason = g.verify_separator(alpha) if claim == SEPARATOR else g.verify_certificate(q, epsilon, strict=True)
+            if not reason:
+                break
+            unverified = f"; the last claim ({claim}, iteration {iterations}) was not verified: {reason}"
+            claim = None
+        if exhausted or iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
             break
         delta = g.norm(q) / gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
         budget = max_iter - iterations
         inner = _smoothed("snkpvn", g, q, delta, budget, trace)  # SNKPVN(q_t, delta_t)
         records.append(OuterRecord(t=t, q=q, delta=delta, inner=inner))
-        if inner.status == SEPARATOR:
-            alpha = inner.alpha
-        elif inner.status == CERTIFICATE:
+        alpha = inner.alpha if inner.status == SEPARATOR else None  # SNKPVN returned alpha: return alpha
+        if inner.status == CERTIFICATE:
             q = inner.p  # q_{t+1} := SNKPVN(q_t, delta_t)
         t += 1
         iterations += inner.iterations
         deltas.append(delta)
         inner_its.append(inner.iterations)
         exhausted = inner.status == MAX_ITER
-    reason = ""
-    if claim == SEPARATOR:
-        reason = g.verify_separator(alpha)
-    elif claim == CERTIFICATE:
-        reason = g.verify_certificate(q, epsilon, strict=True)
+    if claim is not None:
+        status, message = claim, f"{claim} verified in {F64.label}"
+    elif exhausted and inner.iterations < budget:  # a broken SNKPVN kernel: it ended on a refused claim with budget left
+        status, message = MAX_ITER, f"SNKPVN call t = {t - 1}: {inner.message}"
+    else:
+        status, message = MAX_ITER, f"budget exhausted after {iterations} iterations{unverified}"
     info = {"T": t, "deltas": deltas, "inner_iterations": inner_its, "epsilon": epsilon}
-    res = _result("isnkpvn", claim, reason, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
-    if exhausted and inner.iterations < budget:  # the last SNKPVN call ended on a refused claim, not on its budget
-        res = replace(res, message=f"SNKPVN call t = {t - 1}: {inner.message}")
-    return res
+    return _result("isnkpvn", status, message, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
 
 
 # -- RP14 primal algorithms ----------------------------------------------------------------------
@@ -246,11 +301,16 @@ def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
     max_iter = check_int("max_iter", max_iter)
     Z = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))  # rows y_i [x_i, rho]
     rec = _records(trace, max_iter, Z.shape[1])
-    k, w, separated = K.perceptron(Z, rule == "most_violated", max_iter, rec)
-    claim = SEPARATOR if separated else None
-    reason = verify_separator_primal(Z, w) if claim else ""
+    w, cursor = np.zeros(Z.shape[1]), np.zeros(1, dtype=np.int64)  # the state: w_k, the next scan's start
+
+    def call(k, resume):
+        nonlocal w
+        k, w, separated = K.perceptron(Z, rule == "most_violated", max_iter, rec, w, k, cursor, resume)
+        return k, int(separated), 0
+
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _result("perceptron", claim, reason, k, w=w, trace=states)
+    return _result("perceptron", status, message, k, w=w, trace=states)
 
 
 def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool) -> Result:
@@ -262,12 +322,18 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
     max_iter = check_int("max_iter", max_iter)
     Z_data = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))
     Z = Z_data / np.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1) if normalize else Z_data  # X_2
+    Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
-    k, w, separated = K.normalized_perceptron(np.ascontiguousarray(Z), max_iter, rec)
-    claim = SEPARATOR if separated else None
-    reason = verify_separator_primal(Z_data, w) if claim else ""
+    w = np.zeros(Z.shape[1])  # the state: w_k
+
+    def call(k, resume):
+        nonlocal w
+        k, w, separated = K.normalized_perceptron(Z, max_iter, rec, w, k, resume)
+        return k, int(separated), 0
+
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_data, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _result("normalized_perceptron", claim, reason, k, w=w, trace=states)
+    return _result("normalized_perceptron", status, message, k, w=w, trace=states)
 
 
 # -- PT11 ------------------------------------------------------------------------------------------
@@ -319,16 +385,37 @@ def pt11(
         max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c,
     )  # fmt: skip
     rng = np.random.default_rng(seed) if active_sets else None
-    while True:
+    V = P_verify
+    status, unverified = None, ""
+    while status is None:  # the textbook driver: a refused claim does not end the run (reference.result.drive)
+        passes = int(istate[2])
         perm = rng.permutation(m).astype(np.int64) if active_sets else np.arange(m, dtype=np.int64)
         code = K.run(*args, perm)
-        if code != K.NEED_PERMUTATION:
+        if code == K.NEED_PERMUTATION:
+            continue
+        a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
+        if code != K.CONVERGED:
+            status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
             break
+        reason = verify_separator_patterns(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
+        if not reason:
+            status, message = SEPARATOR, f"{SEPARATOR} verified in {F64.label}"
+        elif istate[2] == passes:  # no full pass made, yet "converged": a broken kernel
+            status, message = MAX_ITER, f"{SEPARATOR} claimed but not verified: {reason}"
+        else:
+            unverified = f"; the last claim ({SEPARATOR}, iteration {int(istate[0])}) was not verified: {reason}"
+            if istate[0] >= max_iter or istate[1] >= max_epochs:  # drive(): the budget, checked before every step
+                status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
+                break
+            # [reference.dynamic_margin._unverified_update] the first pattern not above the verifier's
+            # round-off allowance counts as a mistake: one update with it, then a fresh pass
+            margins, slack = pattern_allowance(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
+            j = int(np.flatnonzero(~(margins > slack))[0])
+            K.unverified_update(data, indices, indptr, labels, q, float(rho or 0.0), float(Delta or 0.0),
+                                args[7], args[8], a_x, a_r, a_D, fstate, istate, j)  # fmt: skip
+            t_c = np.concatenate([t_c, np.zeros(1, dtype=np.int64)])  # room for one more convergence
+            args = args[:-1] + (t_c,)
     t, epoch, passes, _, n_tc = (int(v) for v in istate)
-    a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
-    claim = SEPARATOR if code == K.CONVERGED else None
-    V = P_verify
-    reason = verify_separator_patterns(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features) if claim else ""
     norm = float(np.sqrt(a @ a))  # computed fresh, not from ell
     info = {
         "ell": float(fstate[0]),
@@ -344,4 +431,4 @@ def pt11(
         info["margin"] = float(np.min(P.matvec(a))) / norm
     if t > 0:
         info["upper_bound"] = norm / t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)]
-    return _result(name, claim, reason, t, w=a, info=info)
+    return _result(name, status, message, t, w=a, info=info)

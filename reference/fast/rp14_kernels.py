@@ -218,20 +218,26 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
 
 
 @numba.njit(cache=True)
-def nkp(kind, G, data, indices, indptr, d, max_iter, rec):
-    """NKP  [RP14 Alg. 3] -> (k, alpha, separated, products).  ``rec`` (rows alpha_k) if non-empty."""
-    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, k, resume):
+    """NKP  [RP14 Alg. 3] -> (k, alpha, separated, products).  ``rec`` (rows alpha_k) if non-empty.
+
+    ``resume`` 0: start afresh (alpha_0); 1: go on from the state (alpha, Ga = G alpha, k) after
+    a refused claim at k -- the exit test at k is not taken again.
+    """
+    n = alpha.shape[0]
     tmp = np.zeros(d)
-    alpha = np.zeros(n)  # [RP14 Alg. 3] alpha_0 := 0
-    Ga = np.zeros(n)  # G alpha_0 = 0
     Ge = np.empty(n)
-    k = 0
     products = 0
-    if rec.shape[0] > 0:
+    if resume == 0:
+        alpha[:] = 0.0  # [RP14 Alg. 3] alpha_0 := 0
+        Ga[:] = 0.0  # G alpha_0 = 0
+        k = 0
+    if rec.shape[0] > 0 and resume == 0:
         rec[0, :] = alpha
     while True:
-        if _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n: exit
+        if resume < 1 and _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n: exit
             return k, alpha, True, products
+        resume = 0
         if k >= max_iter:
             return k, alpha, False, products
         j = _argmin(Ga)  # [RP14 eq. (10)] j = argmin_i (G alpha_k)_i  (e_1 at k = 0, E-A7)
@@ -254,30 +260,37 @@ def nkp(kind, G, data, indices, indptr, d, max_iter, rec):
 
 
 @numba.njit(cache=True)
-def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta):
+def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p, Gp, k, resume):
     """NVN with the primal exit  [RP14 Alg. 5, E-A6] -> (k, p, claim, products);
-    claim 0 = none, 1 = separator, 2 = certificate."""
-    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+    claim 0 = none, 1 = separator, 2 = certificate.
+
+    ``resume`` 0: start afresh (p_0); r >= 1: go on from the state (p, Gp = G p, k) after a
+    refused claim at k, the first r exit tests at k (certificate, then separator) already taken.
+    """
+    n = p.shape[0]
     tmp = np.zeros(d)
-    p = np.full(n, 1.0 / n)  # [RP14 Alg. 5] p_0 := 1_n/n
-    Gp = np.empty(n)
-    gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
-    products = 1
+    products = 0
+    if resume == 0:
+        p[:] = 1.0 / n  # [RP14 Alg. 5] p_0 := 1_n/n
+        gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+        products = 1
+        k = 0
     Ge = np.empty(n)
     Gd = np.empty(n)
-    k = 0
-    if rec.shape[0] > 0:
+    if rec.shape[0] > 0 and resume == 0:
         rec[0, :] = p
     while True:
-        nrm = _g_norm(p, Gp)
-        if abs(nrm - epsilon) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
-            gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
-            products += 1
+        if resume < 1:
             nrm = _g_norm(p, Gp)
-        if nrm <= epsilon:  # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13)
-            return k, p, 2, products
-        if _separated(kind, G, data, indices, indptr, tmp, p, Gp):  # [E-A6] primal exit
+            if abs(nrm - epsilon) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
+                gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
+                products += 1
+                nrm = _g_norm(p, Gp)
+            if nrm <= epsilon:  # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13)
+                return k, p, 2, products
+        if resume < 2 and _separated(kind, G, data, indices, indptr, tmp, p, Gp):  # [E-A6] primal exit
             return k, p, 1, products
+        resume = 0
         if k >= max_iter:
             return k, p, 0, products
         j = _argmin(Gp)  # [RP14 Alg. 5] j := argmin_i y_i x_i^T w_k
@@ -318,41 +331,44 @@ def _best_response(prox, q, Ga, mu, out):
 
 
 @numba.njit(cache=True)
-def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_alpha, rec_p, rec_mu):
+def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_alpha, rec_p, rec_mu,
+             alpha, Ga, p, Gp, b, Gb, mu, k, resume):
     """SNKP (prox 0, [RP14 Alg. 4]) or SNKPVN(q, delta) (prox 1, [RP14 Alg. 6])
     -> (k, alpha, p, mu, claim, products); claim 0 = none, 1 = separator, 2 = certificate.
 
     One softmax (projection) and one G-product per step: b = p_{mu_k}(alpha_k) computed at the
     end of step k-1 is the best response step k needs, and G b is carried with it.
+
+    The state is (alpha, Ga, p, Gp, b, Gb, mu, k), the arrays updated in place.  ``resume`` 0:
+    start afresh (alpha_0, mu_0, p_0); r >= 1: go on from the state after a refused claim at k,
+    the first r exit tests at k (separator, then certificate) already taken.
     """
-    n = G.shape[0] if kind == DENSE else indptr.shape[0] - 1
+    n = alpha.shape[0]
     tmp = np.zeros(d)
-    alpha = np.empty(n)
-    if prox == 0:
-        alpha[:] = 1.0 / n  # [RP14 Alg. 4] alpha_0 := 1_n / n
-        mu = 2.0  # mu_0 := 2
-    else:
-        alpha[:] = q  # [RP14 Alg. 6] alpha_0 := q
-        mu = 2.0 * n  # mu_0 := 2n
-    Ga = np.empty(n)
-    gram_matvec(kind, G, data, indices, indptr, tmp, alpha, Ga)
-    b = np.empty(n)
-    _best_response(prox, q, Ga, mu, b)  # p_0 := p_{mu_0}(alpha_0)
-    Gb = np.empty(n)
-    gram_matvec(kind, G, data, indices, indptr, tmp, b, Gb)
-    products = 2
-    p = b.copy()
-    Gp = Gb.copy()
-    k = 0
+    products = 0
+    if resume == 0:
+        if prox == 0:
+            alpha[:] = 1.0 / n  # [RP14 Alg. 4] alpha_0 := 1_n / n
+            mu = 2.0  # mu_0 := 2
+        else:
+            alpha[:] = q  # [RP14 Alg. 6] alpha_0 := q
+            mu = 2.0 * n  # mu_0 := 2n
+        gram_matvec(kind, G, data, indices, indptr, tmp, alpha, Ga)
+        _best_response(prox, q, Ga, mu, b)  # p_0 := p_{mu_0}(alpha_0)
+        gram_matvec(kind, G, data, indices, indptr, tmp, b, Gb)
+        products = 2
+        p[:] = b
+        Gp[:] = Gb
+        k = 0
     recording = rec_alpha.shape[0] > 0
-    if recording:
+    if recording and resume == 0:
         rec_alpha[0, :] = alpha
         rec_p[0, :] = p
         rec_mu[0] = mu
     while True:
-        if _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n
+        if resume < 1 and _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n
             return k, alpha, p, mu, 1, products
-        if prox == 1:
+        if prox == 1 and resume < 2:
             nrm = _g_norm(p, Gp)
             if abs(nrm - delta) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
                 gram_matvec(kind, G, data, indices, indptr, tmp, p, Gp)
@@ -360,6 +376,7 @@ def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_al
                 nrm = _g_norm(p, Gp)
             if nrm < delta:  # [RP14 Alg. 6] else if ||p_k||_G < delta: return p_k
                 return k, alpha, p, mu, 2, products
+        resume = 0
         if k >= max_iter:
             return k, alpha, p, mu, 0, products
         theta = 2.0 / (k + 3)  # [RP14 Alg. 4/6] theta_k := 2/(k+3)
@@ -399,57 +416,81 @@ def _margins(Z, w, out):
 
 
 @numba.njit(cache=True)
-def perceptron(Z, most_violated, max_iter, rec):
-    """The Perceptron  [RP14 Alg. 1] on the reflected rows Z -> (k, w, separated)."""
+def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
+    """The Perceptron  [RP14 Alg. 1] on the reflected rows Z -> (k, w, separated).
+
+    The state is (w, k, cursor[0] = the index the next cyclic scan starts from), w and cursor
+    updated in place.  ``resume`` 0: start afresh (w_0 = 0); 1: go on after a refused claim at k
+    (the exit test at k is not taken again).
+
+    A mistake is a margin not above its round-off allowance (reference.perceptrons'
+    ``_perceptron_step`` via ``separator_allowance``: (dim + 16) eps |z_i| . |w| + (2 dim + 4)
+    UNDERFLOW); the exit test is every margin > 0, as the textbook's.
+    """
     n, dim = Z.shape
-    w = np.zeros(dim)  # [RP14 Alg. 1] w_0 := 0
     margins = np.empty(n)
-    k = 0
-    start = 0
-    if rec.shape[0] > 0:
-        rec[0, :] = w
+    if resume == 0:
+        w[:] = 0.0  # [RP14 Alg. 1] w_0 := 0
+        k = 0
+        cursor[0] = 0
+        if rec.shape[0] > 0:
+            rec[0, :] = w
+    start = cursor[0]
     while True:
         if most_violated:
             _margins(Z, w, margins)
             j = _argmin(margins)  # the most misclassified point (smallest index on ties)
-            if margins[j] > 0:
+            if resume < 1 and margins[j] > 0:
                 return k, w, True  # no mistake left: halt
         else:  # cyclic: the first mistake at or after `start`, wrapping around
             j = -1
+            separated = True
             for o in range(n):
                 i = (start + o) % n
                 s = 0.0
+                a = 0.0
                 for c in range(dim):
                     s += Z[i, c] * w[c]  # y_i w_k^T x_i
-                if s <= 0:
+                    a += abs(Z[i, c]) * abs(w[c])
+                # y_i w_k^T x_i <= 0 read in floating point: not above its round-off allowance
+                if j < 0 and not s > a * (EPS * (dim + 16)) + (2 * dim + 4) * UNDERFLOW:
                     j = i
+                if not s > 0:
+                    separated = False
                     break
-            if j < 0:
-                return k, w, True  # a whole cycle without a mistake: halt
-        if k >= max_iter:
+            if resume < 1 and separated:
+                return k, w, True  # every margin > 0: halt
+        resume = 0
+        if k >= max_iter or j < 0:  # (j < 0: a claim refused on other data than Z; no mistake here)
             return k, w, False
         for c in range(dim):
             w[c] = w[c] + Z[j, c]  # [RP14 Alg. 1] w_{k+1} := w_k + y_i x_i
         start = (j + 1) % n
+        cursor[0] = start
         k += 1
         if rec.shape[0] > 0:
             rec[k, :] = w
 
 
 @numba.njit(cache=True)
-def normalized_perceptron(Z, max_iter, rec):
-    """The Normalized Perceptron  [RP14 Alg. 2] on the working rows Z -> (k, w, separated)."""
+def normalized_perceptron(Z, max_iter, rec, w, k, resume):
+    """The Normalized Perceptron  [RP14 Alg. 2] on the working rows Z -> (k, w, separated).
+
+    The state is (w, k), w updated in place; ``resume`` as in :func:`perceptron`.
+    """
     n, dim = Z.shape
-    w = np.zeros(dim)  # [RP14 Alg. 2] w_0 := 0
     margins = np.empty(n)
-    k = 0
-    if rec.shape[0] > 0:
-        rec[0, :] = w
+    if resume == 0:
+        w[:] = 0.0  # [RP14 Alg. 2] w_0 := 0
+        k = 0
+        if rec.shape[0] > 0:
+            rec[0, :] = w
     while True:
         _margins(Z, w, margins)  # Y X^T w_k: one product serves the exit test and the argmin
         j = _argmin(margins)  # [RP14 eq. (4)] p(w_k) = e_j, j = argmin_i y_i x_i^T w_k
-        if margins[j] > 0:
+        if resume < 1 and margins[j] > 0:
             return k, w, True  # Y X^T w_k > 0: exit
+        resume = 0
         if k >= max_iter:
             return k, w, False
         theta = 1.0 / (k + 1)  # [RP14 Alg. 2] theta_k := 1/(k+1)
