@@ -57,14 +57,16 @@ def test_every_lying_gram_kernel_is_downgraded(monkeypatch, kernel_name, lie, ru
 
 @pytest.mark.parametrize("code", [1, 2])
 def test_isnkpvn_stops_at_an_unverified_inner_claim(monkeypatch, code):
-    """An SNKPVN call that ends in max_iter (here: its claim does not verify) ends ISNKPVN at once
-    (its docstring: "a call that exhausts it ends the run with max_iter"): one outer loop, its 3
-    iterations, max_iter -- and the message names the refused inner claim, not an exhausted budget
-    (7 of the 10 iterations are left)."""
+    """An SNKPVN call that ends in max_iter (here: its claim does not verify, and the kernel, asked
+    to go on from that state, claims the same again) ends ISNKPVN at once (its docstring: "a call
+    that exhausts it ends the run with max_iter"): one outer loop, its 3 iterations, max_iter --
+    and the message names the refused inner claim, not an exhausted budget (7 of the 10
+    iterations are left)."""
     kernel, calls = _lying_smoothed(code)
     monkeypatch.setattr(rp14_kernels, "smoothed", kernel)
     r = reference.isnkpvn(np.eye(2), 2.0, 1e-3, max_iter=10, engine="fast")  # G e_1 = e_1 is not > 0; ||e_1||_G = 1
-    assert len(calls) == 1 and r.info["T"] == 1 and r.info["inner_iterations"] == [3]
+    assert calls == [10, 10], calls  # the first call, and the one asked to resume after the refusal
+    assert r.info["T"] == 1 and r.info["inner_iterations"] == [3]
     assert (r.status, r.iterations) == (reference.MAX_ITER, 3)
     claim = {1: "separator", 2: "certificate"}[code]
     assert r.message.startswith(f"SNKPVN call t = 0: {claim} claimed but not verified: "), r.message

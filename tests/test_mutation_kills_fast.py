@@ -635,12 +635,17 @@ def test_internal_wrappers_take_their_options_by_keyword():
 
 def test_isnkpvn_unverifiable_guard_certificate_is_refused():
     """The E-A7 guard fires on ||q_0||_G = 2^-25 (the dyadic instance above); the certificate is
-    then verified strictly, ||q||_G < epsilon: refused for epsilon = 2^-25 (equality) and 1e-300."""
+    then verified strictly, ||q||_G < epsilon: refused for epsilon = 2^-25 (equality) and 1e-300.
+    The run goes on, as the textbook's (SNKPVN(q_0, 2^-26) cannot certify below round-off), until
+    the budget runs out, and the message names the refused claim -- in both engines alike."""
     c = -1.0 + 2.0**-47
     G = np.array([[1.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, c], [0.0, 0.0, c, 1.0]])
     for eps in (2.0**-25, 1e-300):
-        r = reference.isnkpvn(G, 2.0, eps, engine="fast")
-        assert r.status == reference.MAX_ITER and r.message.startswith("certificate claimed but not verified: "), eps
+        r = reference.isnkpvn(G, 2.0, eps, max_iter=40, engine="fast")
+        slow = reference.isnkpvn(G, 2.0, eps, max_iter=40)
+        assert (r.status, r.iterations) == (reference.MAX_ITER, 40), eps
+        assert r.message.startswith("budget exhausted after 40 iterations; the last claim (certificate, iteration 0) was not verified: ||p||_G"), r.message
+        assert (slow.status, slow.iterations, slow.message) == (r.status, r.iterations, r.message), eps
 
 
 def test_primal_budgets_end_with_max_iter():
