@@ -4,8 +4,11 @@ Each function here is what ``reference.<algorithm>(..., engine="fast")`` runs.  
 arguments with :mod:`reference.data`'s checks (once), builds contiguous float64 arrays, calls the
 numba kernel of :mod:`reference.fast.rp14_kernels` / :mod:`reference.fast.pt11_kernels`, and
 checks the kernel's claim with the verifiers of :mod:`reference.result` in NumPy -- the kernel's
-verdict is never trusted.  The Result is the textbook's (same fields, ``info`` keys and messages)
-with ``engine="fast"``.
+verdict is never trusted.  A refused claim does not end the run, as in the textbook driver: the
+kernel returns at every claim with its state, and after a refusal it is called again from that
+state with the remaining budget (:func:`_drive`; PT11: one update with the first pattern within
+round-off, then a fresh pass).  The Result is the textbook's (same fields, ``info`` keys and
+messages) with ``engine="fast"``.
 
 Traces: the RP14 algorithms record their iterates (``trace=True``) as the same state classes as
 the textbook code; the PT11 machine's trace (one state per update, active-set bookkeeping) is the
