@@ -336,3 +336,28 @@ def test_pt11_and_perceptrons_agree_bit_for_bit_near_round_off(rows, labels, eps
         a, b = fn(*args, max_iter=100, **kw), fn(*args, max_iter=100, engine="fast", **kw)
         assert (b.status, b.iterations, b.message) == (a.status, a.iterations, a.message), (fn.__name__, X.tolist(), y.tolist())
         np.testing.assert_array_equal(b.w, a.w)
+
+
+# -- divergences found and not fixed: accuracies below round-off -------------------------------------
+# At epsilon = 1e-12, ||p||_G is decided where it is round-off (~1e-8 computed, the verifier's
+# rigorous bound ~3e-8): the two engines' iterates differ by summation order (within RTOL), and
+# that difference decides when a certificate first verifies -- a few iterations apart, or one
+# engine certifies where the other runs out of budget.  Not a refused-claim divergence (found by
+# the search above with epsilon = 1e-12; main before this change stopped the fast run at the
+# first refused claim instead).  Pinned as strict xfails: whoever makes them agree must drop them.
+SUB_ROUNDOFF = [
+    pytest.param("nvn", [[2.0, 2.0], [1.0, -(1 + 2 * U)], [1.0, 2.0**-26]], [1, 1, -1], id="nvn-3-vs-5"),
+    pytest.param("nvn", [[-(1 - U), 5.0], [1.0, -0.5], [-(1 + 2 * U), 2.0**-26]], [-1, -1, -1], id="nvn-146-vs-153"),
+    pytest.param("isnkpvn", [[5.0, 5.0], [-1.0, 0.0], [5.0, 0.5]], [1, -1, -1], id="isnkpvn-max_iter-vs-certificate"),
+    pytest.param("isnkpvn", [[0.5], [-(1 - U)], [5.0], [0.5]], [1, 1, 1, 1], id="isnkpvn-16-vs-15"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="certificates decided within round-off (epsilon = 1e-12): see SUB_ROUNDOFF")
+@pytest.mark.parametrize("name, X, y", SUB_ROUNDOFF)
+def test_sub_roundoff_certificates_agree(name, X, y):
+    G = reference.gram(np.array(X), np.array(y))
+    args = (1e-12,) if name == "nvn" else (2.0, 1e-12)
+    a, b = _both(getattr(reference, name), G, *args, max_iter=200)
+    assert a.status in (reference.CERTIFICATE, reference.MAX_ITER) and b.status in (reference.CERTIFICATE, reference.MAX_ITER)
+    assert (b.status, b.iterations) == (a.status, a.iterations)
