@@ -125,6 +125,23 @@ def _augmented(X: np.ndarray, rho, ar: Arithmetic) -> np.ndarray:
     return Xa if rho is None else augment(Xa, ar.scalar(rho))
 
 
+def _working_points(X: np.ndarray, y: np.ndarray, rho, ar: Arithmetic, normalize: bool = False):
+    """``(Z, Z_verify, e)``: the rows an algorithm runs on, the rows a separator is verified on,
+    and the power of two the data were scaled by (both engines; call within ``ar.context()``).
+
+    Z = Z_data 2^-e, the reflected (augmented) points scaled at extreme scales only (w_k scales
+    alike, no decision changes); with ``normalize``: X_2, rows y_i x_i / ||x_i||_2, each row
+    scaled by a power of two first (exact, no overflow), and e = 0.
+    """
+    Z_data = reflect(_augmented(X, rho, ar), y)
+    Z, e = rescale_pow2(Z_data)
+    Z_verify = _exact_or(Z, e, Z_data)
+    if not normalize:
+        return Z, Z_verify, e
+    Zs = Z_data if ar.is_mp else scale_rows_pow2(Z_data)
+    return Zs / ar.sqrt(np.sum(Zs * Zs, axis=1)).reshape(-1, 1), Z_verify, 0  # X_2
+
+
 # -- Algorithm 1: Perceptron ---------------------------------------------------------------------
 
 
@@ -218,9 +235,8 @@ def perceptron(
     max_iter = check_int("max_iter", max_iter)
     trace = check_bool("trace", trace)
     with ar.context():
-        Z_data = reflect(_augmented(X, rho, ar), y)
-        Z, e = rescale_pow2(Z_data)  # extreme scales only: w_k scales alike, no decision changes
-        pb = _Primal(Z=Z, Z_data=_exact_or(Z, e, Z_data), ar=ar, rule=rule)
+        Z, Z_verify, e = _working_points(X, y, rho, ar)
+        pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar, rule=rule)
     return _with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace), e)
 
 
@@ -311,14 +327,8 @@ def normalized_perceptron(
     trace = check_bool("trace", trace)
     normalize = check_bool("normalize", normalize)
     with ar.context():
-        Z_data = reflect(_augmented(X, rho, ar), y)
-        if normalize:  # X_2: rows y_i x_i / ||x_i||_2 (rows scaled by powers of two first: exact, no overflow)
-            Zs = Z_data if ar.is_mp else scale_rows_pow2(Z_data)
-            Z = Zs / ar.sqrt(np.sum(Zs * Zs, axis=1)).reshape(-1, 1)
-            e = 0
-        else:
-            Z, e = rescale_pow2(Z_data)
-        pb = _Primal(Z=Z, Z_data=_exact_or(*rescale_pow2(Z_data), Z_data), ar=ar)
+        Z, Z_verify, e = _working_points(X, y, rho, ar, normalize)
+        pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar)
     return _with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace), e)
 
 

@@ -361,3 +361,30 @@ def test_sub_roundoff_certificates_agree(name, X, y):
     a, b = _both(getattr(reference, name), G, *args, max_iter=200)
     assert a.status in (reference.CERTIFICATE, reference.MAX_ITER) and b.status in (reference.CERTIFICATE, reference.MAX_ITER)
     assert (b.status, b.iterations) == (a.status, a.iterations)
+
+
+# -- found by the search: the RP14 primal algorithms at extreme scales ---------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e200], ids=["subnormal", "tiny", "huge"])
+@pytest.mark.parametrize(
+    "fn, opts",
+    [
+        (reference.perceptron, {}),
+        (reference.perceptron, dict(rule="most_violated")),
+        (reference.normalized_perceptron, dict(normalize=False)),
+        (reference.normalized_perceptron, {}),
+    ],
+    ids=["cyclic", "most-violated", "normalized-raw", "normalized"],
+)
+def test_rp14_primal_at_extreme_scales_runs_on_the_textbook_points(fn, opts, scale):
+    """The textbook runs on the points times a power of two (X_2 with rows scaled first) and
+    finds a separator; main's fast engine ran on the raw points -- margins underflowing to 0, or
+    ||x||^2 overflowing -- and ended in max_iter.  Both now run on reference.perceptrons'
+    _working_points: the same steps, bit for bit, and the same info["scale"]."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.where(X @ np.array([1.0, -1.0, 0.5]) >= 0, 1, -1)
+    a, b = _both(fn, X * scale, y, max_iter=2000, **opts)
+    _assert_same(a, b, bitwise=True)
+    assert b.status == reference.SEPARATOR and a.info.get("scale") == b.info.get("scale")

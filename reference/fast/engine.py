@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from ..arithmetic import Arithmetic, g_norm
-from ..data import check_gram, check_int, check_real, check_simplex, reflect
+from ..data import check_gram, check_int, check_real, check_simplex
 from ..result import (
     CERTIFICATE,
     MAX_ITER,
@@ -294,15 +294,16 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
 
 
 def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
-    """The Perceptron  [RP14 Alg. 1], compiled (dense X)."""
+    """The Perceptron  [RP14 Alg. 1], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
-    from ..perceptrons import RULES, PerceptronState, _augmented, _check_primal_data
+    from ..perceptrons import RULES, PerceptronState, _check_primal_data, _with_scale, _working_points
 
     X, y = _check_primal_data(X, y, rho)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = check_int("max_iter", max_iter)
-    Z = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))  # rows y_i [x_i, rho]
+    Z, Z_verify, e = _working_points(X, y, rho, F64)  # rows y_i [x_i, rho], times 2^-e at extreme scales
+    Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
     w, cursor = np.zeros(Z.shape[1]), np.zeros(1, dtype=np.int64)  # the state: w_k, the next scan's start
 
@@ -311,20 +312,19 @@ def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
         k, w, separated = K.perceptron(Z, rule == "most_violated", max_iter, rec, w, k, cursor, resume)
         return k, int(separated), 0
 
-    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z, w), (SEPARATOR,))
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _result("perceptron", status, message, k, w=w, trace=states)
+    return _with_scale(_result("perceptron", status, message, k, w=w, trace=states), e)
 
 
 def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool) -> Result:
-    """The Normalized Perceptron  [RP14 Alg. 2], compiled (dense X)."""
+    """The Normalized Perceptron  [RP14 Alg. 2], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
-    from ..perceptrons import PerceptronState, _augmented, _check_primal_data
+    from ..perceptrons import PerceptronState, _check_primal_data, _with_scale, _working_points
 
     X, y = _check_primal_data(X, y, rho)
     max_iter = check_int("max_iter", max_iter)
-    Z_data = np.ascontiguousarray(reflect(_augmented(X, rho, F64), y))
-    Z = Z_data / np.sqrt(np.sum(Z_data * Z_data, axis=1)).reshape(-1, 1) if normalize else Z_data  # X_2
+    Z, Z_verify, e = _working_points(X, y, rho, F64, normalize)  # X_2, or the points times 2^-e
     Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
     w = np.zeros(Z.shape[1])  # the state: w_k
@@ -334,9 +334,9 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
         k, w, separated = K.normalized_perceptron(Z, max_iter, rec, w, k, resume)
         return k, int(separated), 0
 
-    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_data, w), (SEPARATOR,))
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _result("normalized_perceptron", status, message, k, w=w, trace=states)
+    return _with_scale(_result("normalized_perceptron", status, message, k, w=w, trace=states), e)
 
 
 # -- PT11 ------------------------------------------------------------------------------------------
