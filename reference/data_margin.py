@@ -175,6 +175,8 @@ class DataMargin:
 #       2 (c + 1) + d0 + 6 on W; root (/2, -1), _up (+4, -1)                           c + d0 / 2 + 6
 #       (Delta: E = sum of m squares of products (-(m+1)) times 1 + 2 gamma_{m+4}
 #       (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 6) / 2 + 3)
+#       (np.sum adds a contiguous vector pairwise, ~log2 m deep, but numpy promises no order: added
+#       left to right, E / (1 + 2 gamma_{m+4}) falls below the exact value for m > 31 -- tested)
 #     s = sum of m terms (-(m - 1)), times 1 - 2 gamma_{m+2} (+2m + 4, -1),
 #       _down (+4, -1); normalized: beta_k nlo_k, nlo (q + 7)/2 low, product -1       m + 7 (+ (q + 5) / 2)
 #     the quotient (-1) and _up (+4, -1)                                             2
@@ -191,6 +193,25 @@ class DataMargin:
 # dividing by a lower bound of ||u|| loses about 2D: killed in 40 dimensions).  The first-order worst
 # case needs every rounding of a stage at its maximum in the adverse direction; where a mutant's
 # total is only slightly negative in that worst case (tiny D, p, m) it is NOT KILLED, not "equivalent".
+#
+# Finer: normalized lo / nlo also for lo > 0 (a lower bound of ||z_k|| where the table divides by an upper
+# one; the mutants certified_lower_28, _35) loses (3q + 17) / 2 at that stage, and the table's count goes
+# negative for dense rows.  Counted for the code operation by operation, in u, adverse > 0: roundings,
+# at most p (u . y_k, any order) + 1 (lo) + q/2 (sq) + 1/2 (sq (1 - g)) + 1 (root) + 1 (nlo (1 - 4u))
+# + 1 (lo / nlo) + 1 (r (1 - 4u)) + D/2 (u . u, any order) + 1/2 (Q (1 + gq)) + 1/2 (_up) + 1 (root)
+# + 1 (quotient) + 1 (_down) = p + (q + D) / 2 + 9.5; 1 - g and 1 + gq round by O(n^2 u^2) only (1 -+ 2 n u
+# are floats, gamma_n - n u ~ n^2 u^2); allowances -2 (p + 2) (e: |u|.|y_k| >= u . y_k) + (q + 2) (g,
+# lowering nlo) + 4 (nlo) - 4 (r) - (D + 1) (gq) - 2 (_up) - 4 (_down).  Total -p + 3q/2 - D/2 + 1/2,
+# i.e. +1/2 for a dense row (p = q = D).  But a rounding y = fl(v) followed by fl(y (1 -+ 2^-51)) errs by
+# at most 1.6 u together, not 2 u: with y = (1 + t) 2^e, fl(v) is off by <= u / (1 + t), and y (1 -+ 2^-51)
+# lies 2 + 2t units of the last place from y, so its rounding costs dist(2t, Z) units = 2 dist(2t, Z) u /
+# (1 + t); the sum (1 + 2 dist(2t, Z)) / (1 + t) peaks at 1.6 at t = 1/4 (crossing a binade: <= 1.5).  Four
+# such pairs -- root and nlo (1 - 4u), lo / nlo and r (1 - 4u), quotient and _down (0.4 each), Q (1 + gq)
+# and _up under the root (0.2) -- give -p + 3q/2 - D/2 - 0.9 <= -0.9: the mutants keep >= 0.9 u (+ (D - q)/2)
+# to first order; the remainder is below (S u)^2, S = 3p + 3q/2 + 3D/2 + 31 the sum of the coefficients,
+# less than that spare for q <= 10^7 and D < 10^15 (not shown beyond).  Where lo / nlo underflows the
+# relative factors are lost, but they cost < 2^-1074 against the (1.5 p + 4) 2^-1074 / sqrt(q) >= 4.9 2^-1074
+# the absolute part of e keeps.
 
 
 def _gamma(n):
