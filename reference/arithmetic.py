@@ -47,6 +47,7 @@ __all__ = [
     "pow2_exponent",
     "scale_rows_pow2",
     "rescale_pow2",
+    "gram_pow4_exponent",
 ]
 
 #: Smallest positive subnormal binary64: the absolute error of a product that underflows is
@@ -332,6 +333,30 @@ def rescale_pow2(A: np.ndarray, limit: int = 64) -> Tuple[np.ndarray, int]:
     if -limit <= e < limit:
         return A, 0
     return np.ldexp(A, -e), e
+
+
+def gram_pow4_exponent(K: np.ndarray, limit: int = 64) -> int:
+    """The k for which the float64 Gram matrix ``K`` is scaled by the power of four 4^-k
+    (``np.ldexp(K, -2 k)``, exact): 0 at ordinary scales (largest |entry| in [2^-limit, 2^limit));
+    otherwise the k that brings the largest |entry| into [1/4, 1), except that a huge K is scaled
+    down only as far as its smallest nonzero |entry| stays normal (>= 2^-1022), so no bit is lost.
+    Scaling up (a tiny K) is always exact.
+
+    A power of four because K = Z Z^T times 4^-k is the Gram matrix of the points 2^-k Z: norms,
+    distances and margins scale by exactly 2^-k (sqrt(4^-k) = 2^-k), so results on the scaled
+    matrix are scaled back by 2^k without a rounding outside the subnormal range.  The scaled
+    matrix keeps its products clear of underflow (entries ~1e-310: the relative round-off model
+    of :func:`gamma` fails) and of overflow (entries ~1e308: K alpha overflows).
+    """
+    e = pow2_exponent(K)  # largest |entry| = m 2^e, 1/2 <= m < 1
+    if -limit <= e < limit:
+        return 0
+    k = (e + 1) // 2  # e - 2k in {-1, 0}: the largest |entry| times 4^-k lies in [1/4, 1)
+    if k > 0:
+        a = np.abs(np.asarray(K, dtype=np.float64))
+        f = int(np.frexp(np.min(a[a > 0]))[1])  # smallest nonzero |entry| >= 2^(f - 1)
+        k = min(k, max((f + 1021) // 2, 0))  # 2^(f - 1 - 2k) >= 2^-1022: still normal, exact
+    return k
 
 
 def gamma(k: int, ar: Arithmetic):

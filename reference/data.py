@@ -276,7 +276,7 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
     if not psd:
         _check_pairs(Gf, name, _psd_tolerance(n, scale))
     else:
-        lam_min = float(np.linalg.eigvalsh((Gf + Gf.T) / 2)[0])
+        lam_min = float(np.linalg.eigvalsh(Gf / 2 + Gf.T / 2)[0])  # halves first: no overflow
         if lam_min < _psd_tolerance(n, scale):
             raise ValueError(
                 f"{name} is not positive semidefinite (smallest eigenvalue {lam_min:.3e}); "
@@ -291,9 +291,9 @@ def _check_pairs(Gf: np.ndarray, name: str, tol: float) -> None:
     diag = np.diag(Gf)
     for start in range(0, n, _PAIR_BLOCK):
         rows = slice(start, min(start + _PAIR_BLOCK, n))
-        a, c = diag[rows, None], diag[None, :]
-        b = (Gf[rows] + Gf[:, rows].T) / 2
-        lam = (a + c) / 2 - np.hypot((a - c) / 2, b)  # smallest eigenvalue of [[a, b], [b, c]]
+        a, c = diag[rows, None] / 2, diag[None, :] / 2  # halves first: a + c overflows for entries ~1e308
+        b = Gf[rows] / 2 + Gf[:, rows].T / 2  # (the same floats as (a + c) / 2 in the normal range)
+        lam = (a + c) - np.hypot(a - c, b)  # smallest eigenvalue of [[a, b], [b, c]]
         bad = np.argwhere(lam < tol)
         if bad.size:
             i, j = int(bad[0][0]) + start, int(bad[0][1])

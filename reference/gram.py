@@ -156,7 +156,8 @@ def gram(
         if not all(v > 0 for v in diag):  # a callable kernel whose full matrix disagrees with its 1 x 1 calls
             raise ValueError("K(x_i, x_i) <= 0 on the diagonal of the kernel matrix; check the kernel callable")
         s = ar.array(y.astype(np.float64)) / ar.sqrt(diag)  # y_i / sqrt(K_ii)
-        G = Kmat * np.outer(s, s)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by _check_finite below
+            G = Kmat * np.outer(s, s)
         for i in range(G.shape[0]):  # exactly 1 by definition; removes round-off
             G[i, i] = ar.scalar(1)
         return _check_finite(G, X, "gram")

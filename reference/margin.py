@@ -47,14 +47,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterator, Optional, Tuple
 
 import mpmath
 import numpy as np
 
-from .arithmetic import UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, scaled_pow2_exact, to_float
+from .arithmetic import UNDERFLOW, UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, gram_pow4_exponent, scaled_pow2_exact, to_float
 from .data import check_gram, check_int
 from .exact import exact_det, exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 
@@ -187,7 +187,9 @@ def _prepare(K, precision) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
     ar = arithmetic(precision)
     K = check_gram(K, unit_diagonal=False, name="K")
     Kf = to_float(K) if K.dtype == object else np.asarray(K, dtype=np.float64)
-    Kf = (Kf + Kf.T) / 2
+    # average only the asymmetric pairs, halves first: (a + b) / 2 overflows for entries ~1e308
+    # (a / 2 + b / 2 is the same float in the normal range; a symmetric entry is kept as it is)
+    Kf = np.where(Kf == Kf.T, Kf, Kf / 2 + Kf.T / 2)
     if not np.any(np.diag(Kf) > 0):
         raise ValueError(
             "K is zero (every point is the origin): no alpha has ||alpha||_K = 1, so the margin "
@@ -204,6 +206,40 @@ def _prepare(K, precision) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
     else:
         Km = Kf
     return Kf, Km, ar
+
+
+def _scale_gram(Kf: np.ndarray, Km: np.ndarray, ar: Arithmetic) -> Tuple[np.ndarray, np.ndarray, int]:
+    """``(4^-k Kf, 4^-k Km, k)``, k of :func:`reference.arithmetic.gram_pow4_exponent` (exact in
+    both arithmetics; k = 0 and K unchanged at ordinary scales).  m(4^-k K) = 2^-k m(K), and the
+    witnesses alpha, p of 4^-k K are witnesses for K: both quotients min(K alpha)/||alpha||_K and
+    ||p||_K / 1^T p scale by exactly 2^-k  [definition of m(K); RP14 Lemma 3]."""
+    k = gram_pow4_exponent(Kf)
+    if k == 0:
+        return Kf, Km, 0
+    Kf = np.ldexp(Kf, -2 * k)
+    if not ar.is_mp:
+        return Kf, Kf, k
+    with ar.context():
+        Km = np.array([mpmath.ldexp(x, -2 * k) for x in Km.ravel()], dtype=object).reshape(Km.shape)
+    return Kf, Km, k
+
+
+def _times_pow2(x, k: int, ar: Arithmetic, toward: int = 0):
+    """x 2^k: exact in mpmath and in the normal float64 range; a float64 result that leaves it
+    (subnormal, 0 or inf) is rounded toward -inf (``toward=-1``, for a lower bound), toward +inf
+    (``toward=1``, an upper bound) or to nearest (``toward=0``, an estimate)."""
+    if k == 0:
+        return x
+    if ar.is_mp:
+        return mpmath.ldexp(x, k)
+    with np.errstate(over="ignore", under="ignore"):
+        y = float(np.ldexp(x, k))
+        back = float(np.ldexp(y, -k))  # exact: y 2^-k is x or a float near it, never past the range
+    if toward < 0 and back > x:
+        return float(np.nextafter(y, -math.inf))
+    if toward > 0 and back < x:
+        return float(np.nextafter(y, math.inf))
+    return y
 
 
 def _unit_roundoff(ar: Arithmetic):
@@ -233,18 +269,46 @@ def _scaled(v: np.ndarray, ar: Arithmetic) -> np.ndarray:
     return v if ar.is_mp else scaled_pow2_exact(v)
 
 
+#: Below this a float64 product may have left the normal range (2^-1022, with a factor 2 to spare).
+_TINY = 2.0**-1021
+
+
+def _underflow(A: np.ndarray, v: np.ndarray, ar: Arithmetic, dot: bool = False):
+    """The absolute round-off of one product of an entry of ``A`` and one of ``v`` that underflows:
+    ``UNDERFLOW`` (>= 2^-1075, half the smallest subnormal) when some nonzero product
+    A_ij v_j (``dot``: A_j v_j, elementwise) may fall below the normal range, else 0 -- always 0 in
+    mpmath (no underflow).  The relative model of gamma assumes no product underflows; a
+    Gram matrix of rows of very different norms (1 beside 1e-300) breaks it even after
+    :func:`_scale_gram`.  Zero when no product is that small, so ordinary results keep their bits."""
+    if ar.is_mp:
+        return ar.scalar(0)
+    A, v = np.abs(A), np.abs(v)
+    with np.errstate(over="ignore", under="ignore"):  # an overflowing product is not tiny
+        if dot:
+            tiny = np.any((A > 0) & (v > 0) & (A * v < _TINY))
+        else:
+            tiny = np.min(A, where=A > 0, initial=np.inf) * np.min(v, where=v > 0, initial=np.inf) < _TINY
+    return UNDERFLOW if tiny else 0.0
+
+
 def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     """Certified lower bound min_i (K alpha)_i / ||alpha||_K, rounded down (or -inf)."""
     alpha = _scaled(alpha, ar)
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
-    Ka = K @ alpha
     absa = np.abs(alpha)
-    e = g * (np.abs(K) @ absa)  # |fl(K alpha)_i - (K alpha)_i| <= e_i
-    N_lo = min(Ka - e)
-    Q = alpha @ Ka
-    eQ = 2 * (absa @ e + g * (absa @ np.abs(Ka)))
+    absK = np.abs(K)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is handled below: no claim
+        Ka = K @ alpha
+        # |fl(K alpha)_i - (K alpha)_i| <= e_i; + 2 (n + 1) eta: n products that underflow, and e's own
+        e = g * (absK @ absa) + 2 * (n + 1) * _underflow(absK, absa, ar)
+        N_lo = min(Ka - e)
+        Q = alpha @ Ka
+        eQ = 2 * (absa @ e + g * (absa @ np.abs(Ka)))
+        eQ = eQ + 4 * (n + 1) * max(_underflow(absa, e, ar, dot=True), _underflow(absa, Ka, ar, dot=True))
+    if not ar.is_mp and not (np.all(np.isfinite(Ka - e)) and math.isfinite(Q) and math.isfinite(eQ)):
+        return -math.inf  # an overflow (a witness or K too large to scale exactly): no claim
     # The factor 1 -+ 8u covers the roundings left after the a-priori bounds e, eQ: Q +- eQ, the
     # sqrt, the division and the product itself, at most 4 roundings of relative size <= u, so
     # the computed quotient is within (1 +- u)^4, inside [1 - 8u, 1 + 8u] of the exact one (8u is
@@ -253,12 +317,24 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     # worst-case e, eQ hide the factor; tests/test_margin_survivors.py pins it at its edge by
     # switching the a-priori bounds off on integer inputs (exact products), where the factor alone
     # must keep the bound on the right side of the exact value.  Loosening it (1 - 9u) stays
-    # rigorous and is not observable.
+    # rigorous and is not observable.  A quotient below the normal range has an absolute error
+    # (<= 2^-1075 for the division and for the product): 2 eta more, only there (_TINY).
     if N_lo > 0:
-        return N_lo / ar.sqrt(Q + eQ) * (1 - 8 * u)
+        return _below_normal(N_lo / ar.sqrt(Q + eQ) * (1 - 8 * u), ar, -1)
     if Q - eQ > 0:
-        return N_lo / ar.sqrt(Q - eQ) * (1 + 8 * u)
+        r = N_lo / ar.sqrt(Q - eQ) * (1 + 8 * u)
+        return r if N_lo == 0 else _below_normal(r, ar, -1)  # 0 / x is exact
     return -math.inf if not ar.is_mp else mpmath.ninf
+
+
+def _below_normal(r, ar: Arithmetic, toward: int):
+    """A float64 quotient r of a nonzero numerator that is below the normal range (even 0: it
+    underflowed) moved by 2 UNDERFLOW toward -inf (``toward=-1``, a lower bound) or +inf (an upper
+    bound): its division and its product may each have rounded by an absolute 2^-1075.  ``r``
+    itself in the normal range and in mpmath."""
+    if ar.is_mp or abs(r) >= _TINY:
+        return r
+    return r + toward * 2 * UNDERFLOW
 
 
 def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
@@ -267,13 +343,21 @@ def _upper(K: np.ndarray, p: np.ndarray, ar: Arithmetic):
     n = K.shape[0]
     u = _unit_roundoff(ar)
     g = 2 * _gamma(n + 2, ar)
-    Kp = K @ p
-    e = g * (np.abs(K) @ p)
-    Q_hi = p @ Kp + 2 * (p @ e + g * (p @ np.abs(Kp)))
-    s_lo = sum(p) * (1 - g)
+    absK = np.abs(K)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is handled below: no claim
+        Kp = K @ p
+        e = g * (absK @ p) + 2 * (n + 1) * _underflow(absK, p, ar)  # + products that underflow (_lower)
+        Q_hi = p @ Kp + 2 * (p @ e + g * (p @ np.abs(Kp)))
+        Q_hi = Q_hi + 4 * (n + 1) * max(_underflow(p, e, ar, dot=True), _underflow(p, Kp, ar, dot=True))
+        s_lo = sum(p) * (1 - g)
+    if not ar.is_mp and not (math.isfinite(Q_hi) and math.isfinite(s_lo)):
+        return math.inf  # an overflow (a witness or K too large to scale exactly): no claim
     # 1 + 8u: the sqrt, the division and the product (<= 4 roundings of relative size <= u) after
-    # the a-priori bounds Q_hi, s_lo -- pinned at its edge as in _lower.
-    return ar.sqrt(Q_hi if Q_hi > 0 else ar.scalar(0)) / s_lo * (1 + 8 * u)
+    # the a-priori bounds Q_hi, s_lo -- pinned at its edge as in _lower.  Q_hi = 0 (exactly: no
+    # product underflowed, or Q_hi would hold its allowance) gives the exact 0.
+    if not Q_hi > 0:
+        return ar.scalar(0)
+    return _below_normal(ar.sqrt(Q_hi) / s_lo * (1 + 8 * u), ar, 1)
 
 
 def _exact_lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
@@ -313,8 +397,9 @@ def lower_bound(K, alpha, *, precision: Optional[int] = None):
     """
     Kf, Km, ar = _prepare(K, precision)
     a = _check_vector("alpha", alpha, Kf.shape[0], ar)
+    Kf, Km, k = _scale_gram(Kf, Km, ar)  # tiny / huge K: on 4^-k K, the bound scaled back by 2^k
     with ar.context():
-        return _lower(Km, a, ar)
+        return _times_pow2(_lower(Km, a, ar), k, ar, toward=-1)
 
 
 def upper_bound(K, p, *, precision: Optional[int] = None):
@@ -329,8 +414,9 @@ def upper_bound(K, p, *, precision: Optional[int] = None):
     q = _check_vector("p", p, Kf.shape[0], ar)
     if any(v < 0 for v in q) or not any(v > 0 for v in q):
         raise ValueError("p must be nonnegative and nonzero (a point of the simplex, up to scaling)")
+    Kf, Km, k = _scale_gram(Kf, Km, ar)  # tiny / huge K: on 4^-k K, the bound scaled back by 2^k
     with ar.context():
-        return _upper(Km, q, ar)
+        return _times_pow2(_upper(Km, q, ar), k, ar, toward=1)
 
 
 def _check_vector(name: str, v, n: int, ar: Arithmetic) -> np.ndarray:
@@ -853,6 +939,30 @@ def margin(
     if of not in (MATRIX, SPAN):
         raise ValueError(f"of must be {MATRIX!r} (K as stored) or {SPAN!r} (its numerical span), got {of!r}")
     Kf, Km, ar = _prepare(K, precision)
+    Kf, Km, k = _scale_gram(Kf, Km, ar)  # 4^-k K, exact: no product underflows or overflows
+    return _scaled_back(_margin(Kf, Km, ar, max_iter, max_subsets, of), k, ar)
+
+
+def _scaled_back(m: Margin, k: int, ar: Arithmetic) -> Margin:
+    """The Margin of K from the Margin of 4^-k K: value, lower and upper times 2^k (lower rounded
+    down, upper up, where the product leaves the normal range; :func:`_times_pow2`); the witnesses
+    are the same vectors.  A positive lower bound below the smallest subnormal cannot be stated:
+    then ``lower = 0`` and ``feasible=None``."""
+    if k == 0:
+        return m
+    with ar.context():
+        lower = _times_pow2(m.lower, k, ar, toward=-1)
+        upper = _times_pow2(m.upper, k, ar, toward=1)
+        value = min(max(_times_pow2(m.value, k, ar), lower), upper)
+    feasible, method = m.feasible, m.method + f"; computed on 4^-k K with k = {k} (exact), bounds times 2^k"
+    if feasible is True and not lower > 0:
+        feasible, method = None, method + " (lower > 0 for 4^-k K, but 2^k lower is below the smallest subnormal)"
+    return replace(m, value=value, lower=lower, upper=upper, feasible=feasible, method=method)
+
+
+def _margin(Kf: np.ndarray, Km: np.ndarray, ar: Arithmetic, max_iter: int, max_subsets: int, of: str) -> Margin:
+    """The body of :func:`margin`, on the validated (and scaled) K: ``Kf`` in float64, ``Km`` in the
+    chosen arithmetic."""
     n = Kf.shape[0]
     mnp, mnp_zero = _mnp(Kf, Km, ar, max_iter)
     with ar.context():
