@@ -299,6 +299,14 @@ def margin_witness_value(K, alpha) -> Optional[Tuple[Fraction, Fraction]]:
     return min(Ka), _dot([rational(v) for v in np.ravel(alpha)], Ka)
 
 
+def _quotient(N: Fraction, Q: Fraction, power: int) -> float:
+    """N / sqrt(Q) (``power=1``) or sqrt(Q) / N (``power=-1``) as the nearest float, for a message:
+    through mpmath, since float(Q) underflows to 0 for a tiny K (and then the division failed)."""
+    with mpmath.workdps(30):
+        r = (mpmath.mpf(N.numerator) / N.denominator) / mpmath.sqrt(mpmath.mpf(Q.numerator) / Q.denominator)
+        return float(r if power == 1 else 1 / r)
+
+
 def verify_margin_exact(m, K) -> str:
     """Re-check a :class:`~reference.margin.Margin` of ``K`` in exact rational arithmetic.
 
@@ -330,13 +338,13 @@ def verify_margin_exact(m, K) -> str:
         if not Q > 0:
             return "the witness alpha has ||alpha||_K = 0 in exact arithmetic"
         if not ratio_at_least(N, Q, lower):
-            return f"lower = {float(m.lower)!r} exceeds min(K alpha)/||alpha||_K = {float(N) / float(Q) ** 0.5!r} in exact arithmetic"
+            return f"lower = {float(m.lower)!r} exceeds min(K alpha)/||alpha||_K = {_quotient(N, Q, 1)!r} in exact arithmetic"
     if upper >= 0:
         p = [rational(v) for v in np.ravel(m.p)]
         Q = _dot(p, exact_matvec(K, m.p))
         s = sum(p)
         if not Q <= upper * upper * s * s:
-            return f"upper = {float(m.upper)!r} is below ||p||_K / 1^T p = {float(Q) ** 0.5 / float(s)!r} in exact arithmetic"
+            return f"upper = {float(m.upper)!r} is below ||p||_K / 1^T p = {_quotient(s, Q, -1)!r} in exact arithmetic"
         return ""
     n = np.asarray(K).shape[0]
     for name, cand in (("p", m.p), ("uniform", np.full(n, 1.0 / n)), ("alpha", m.alpha)):
@@ -346,6 +354,6 @@ def verify_margin_exact(m, K) -> str:
         if Q > 0 and not ratio_at_least(-N, Q, -upper):  # N/sqrt(Q) > upper
             return (
                 f"upper = {float(m.upper)!r} < 0, yet alpha = {name} gives min(K alpha)/||alpha||_K = "
-                f"{float(N) / float(Q) ** 0.5!r} > upper in exact arithmetic"
+                f"{_quotient(N, Q, 1)!r} > upper in exact arithmetic"
             )
     return ""

@@ -206,3 +206,19 @@ def test_handled_overflows_emit_no_runtime_warning():
         assert m.feasible is True
         with pytest.raises(ValueError, match="gram overflowed"):
             gram(np.array([[1e-160], [1e-160]]), [1, 1], "polynomial", degree=1, c=0.0)
+
+
+def test_verify_margin_exact_reports_refuted_bounds_of_a_tiny_matrix():
+    """verify_margin_exact's message formatted min(K alpha)/||alpha||_K as float(N) / float(Q)^(1/2):
+    with K = [[1e-310]] and alpha = 2^-40, Q ~ 1e-334 is 0 as a float and the refutation of a false
+    lower bound crashed (ZeroDivisionError); ||p||_K / 1^T p was printed as 0.0."""
+    K, w = np.array([[1e-310]]), np.array([2.0**-40])
+    truth = math.sqrt(1e-310)
+    false_lower = Margin(2e-155, 2e-155, 3e-155, True, w, w, (0,), "float64", "doctored")
+    msg = verify_margin_exact(false_lower, K)
+    assert msg.startswith("lower = 2e-155 exceeds min(K alpha)/||alpha||_K = ")
+    assert abs(float(msg.split(" = ")[2].split()[0]) - truth) <= 1e-12 * truth
+    false_upper = Margin(5e-156, 4e-156, 5e-156, True, w, w, (0,), "float64", "doctored")
+    msg = verify_margin_exact(false_upper, K)
+    assert msg.startswith("upper = 5e-156 is below ||p||_K / 1^T p = ")
+    assert abs(float(msg.split(" = ")[2].split()[0]) - truth) <= 1e-12 * truth
