@@ -77,16 +77,18 @@ def test_one_point_subnormal_matches_sqrt_exactly():
 def test_closed_form_margins_at_extreme_scales(name):
     """lower <= m(c K0) <= upper exactly for c from 2^-1062 (subnormal entries) to 2^1021 (near
     overflow), the witnesses check exactly, and the relative width is the documented ~1e-11
-    (feasible: min-norm point; infeasible: -delta_max up to 64 n u max||z_i||)."""
+    (feasible: min-norm point; infeasible: -delta_max up to 64 n u max||z_i||); at 30 digits too."""
     for c in SCALES:
         K, sign, T, truth = _instance(name, c)
-        m = margin(K)
-        assert _at_most(m.lower, sign, T), (c, m.lower, truth)
-        assert _at_least(m.upper, sign, T), (c, m.upper, truth)
-        assert verify_margin_exact(m, K) == "", c
-        assert m.lower <= m.value <= m.upper
-        assert m.feasible is (sign > 0), (c, m.feasible)
-        assert m.upper - m.lower <= 1e-11 * abs(truth), (c, m.lower, m.upper, truth)
+        for precision in (None, 30):
+            m = margin(K, precision=precision)
+            assert _at_most(m.lower, sign, T), (c, precision, m.lower, truth)
+            assert _at_least(m.upper, sign, T), (c, precision, m.upper, truth)
+            assert verify_margin_exact(m, K) == "", (c, precision)
+            assert m.lower <= m.value <= m.upper
+            assert m.feasible is (sign > 0), (c, precision, m.feasible)
+            width = 1e-11 if precision is None else 1e-25
+            assert m.upper - m.lower <= width * abs(truth), (c, precision, m.lower, m.upper, truth)
 
 
 @given(
