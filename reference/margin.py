@@ -54,7 +54,16 @@ from typing import Iterator, Optional, Tuple
 import mpmath
 import numpy as np
 
-from .arithmetic import UNDERFLOW, UNIT_ROUNDOFF, Arithmetic, arithmetic, gamma, gram_pow4_exponent, scaled_pow2_exact, to_float
+from .arithmetic import (
+    UNDERFLOW,
+    UNIT_ROUNDOFF,
+    Arithmetic,
+    arithmetic,
+    gamma,
+    gram_pow4_exponent,
+    scaled_pow2_exact,
+    to_float,
+)
 from .data import check_gram, check_int
 from .exact import exact_det, exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
 

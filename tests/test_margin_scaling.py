@@ -136,7 +136,8 @@ def _wide(I, s):
     """The exact Gram matrix of the points I_k 2^s_k (small integers: every product is exact)."""
     X = np.ldexp(np.array(I, dtype=np.float64), np.array(s).reshape(-1, 1))
     K = X @ X.T
-    assert all(Fraction(K[i, j]) == sum(Fraction(a) * Fraction(b) for a, b in zip(X[i], X[j])) for i in range(len(I)) for j in range(len(I)))
+    n = len(I)
+    assert all(Fraction(K[i, j]) == sum(Fraction(a) * Fraction(b) for a, b in zip(X[i], X[j])) for i in range(n) for j in range(n))
     return K
 
 
@@ -187,7 +188,7 @@ def test_scaled_back_rounds_outwards_below_the_normal_range():
 def test_gram_pow4_exponent():
     """Even, exact, and only at extreme scales: 4^-k K has its largest entry in [1/4, 1) unless a
     smaller entry would lose a bit (then only as far as it stays normal)."""
-    gram_pow4_exponent = sys.modules["reference.arithmetic"].gram_pow4_exponent  # (the package exports a function `arithmetic`)
+    gram_pow4_exponent = sys.modules["reference.arithmetic"].gram_pow4_exponent  # (`arithmetic` is also a function)
     assert gram_pow4_exponent(np.array([[3.0, 1e-300], [1e-300, 2.0**60]])) == 0
     k = gram_pow4_exponent(np.array([[1e-310]]))
     assert 0.25 <= np.ldexp(1e-310, -2 * k) < 1
