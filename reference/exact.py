@@ -22,6 +22,7 @@ matrix-vector product costs n^2 integer multiplications.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
@@ -300,8 +301,15 @@ def margin_witness_value(K, alpha) -> Optional[Tuple[Fraction, Fraction]]:
 
 
 def _quotient(N: Fraction, Q: Fraction, power: int) -> float:
-    """N / sqrt(Q) (``power=1``) or sqrt(Q) / N (``power=-1``) as the nearest float, for a message:
-    through mpmath, since float(Q) underflows to 0 for a tiny K (and then the division failed)."""
+    """N / sqrt(Q) (``power=1``) or sqrt(Q) / N (``power=-1``) as a float, for a message: in float64
+    where N and Q are normal floats, else through mpmath (float(Q) underflows to 0 for a tiny K, and
+    the division failed)."""
+    try:
+        n, q = float(N), float(Q)
+    except OverflowError:  # beyond float64: mpmath below
+        n = q = math.inf
+    if 2.0**-1022 <= abs(n) < math.inf and 2.0**-1022 <= q < math.inf:
+        return n / q**0.5 if power == 1 else q**0.5 / n
     with mpmath.workdps(30):
         r = (mpmath.mpf(N.numerator) / N.denominator) / mpmath.sqrt(mpmath.mpf(Q.numerator) / Q.denominator)
         return float(r if power == 1 else 1 / r)
