@@ -48,7 +48,9 @@ F64 = Arithmetic(None)
 CLAIMS = {0: None, 1: SEPARATOR, 2: CERTIFICATE}  # the kernels' claim codes
 
 
-def _drive(call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tuple[str, ...]) -> Tuple[int, str, str, int]:
+def _drive(
+    call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tuple[str, ...], declined: Optional[Callable] = None
+) -> Tuple[int, str, str, int]:
     """The textbook driver's loop (reference.result.drive) around a compiled kernel.
 
     ``call(k, resume) -> (k, code, products)`` runs the kernel: afresh (``resume`` 0), or on from
@@ -59,15 +61,22 @@ def _drive(call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tupl
     budget runs out.  A refused claim of ``noted`` kind is named in the message, as the textbook
     driver does (the others are part of the textbook's exit test itself, which refuses silently).
 
+    ``declined() -> (k, reason) or None``: the last separator claim the kernel did not make
+    because G v > 0 held only within round-off -- the textbook's exit test makes it and its
+    verifier refuses it, so it is named too when it is the last.
+
     Returns ``(k, status, message, products)``.  A kernel that claims again what was just refused
     (it did not go on) ends the run with ``"max_iter"`` and the reason.
     """
-    k, resume, products, unverified = 0, 0, 0, ""
+    k, resume, products, unverified, noted_at = 0, 0, 0, "", -1
     while True:
         k_new, code, used = call(k, resume)
         products += used
         claim = CLAIMS[code]
         if claim is None:
+            last = declined() if declined is not None else None
+            if last is not None and last[0] > noted_at:
+                unverified = f"; the last claim ({SEPARATOR}, iteration {last[0]}) was not verified: {last[1]}"
             return k_new, MAX_ITER, f"budget exhausted after {k_new} iterations{unverified}", products
         reason = verify(claim)
         if not reason:
@@ -76,7 +85,7 @@ def _drive(call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tupl
         if k_new < k or (k_new == k and position <= resume):  # no progress: a broken kernel
             return k_new, MAX_ITER, f"{claim} claimed but not verified: {reason}", products
         if claim in noted:
-            unverified = f"; the last claim ({claim}, iteration {k_new}) was not verified: {reason}"
+            unverified, noted_at = f"; the last claim ({claim}, iteration {k_new}) was not verified: {reason}", k_new
         k, resume = k_new, position
 
 
@@ -125,6 +134,17 @@ class _Gram:
         return verify_certificate_factored(self.op.Z, p, accuracy, strict=strict)
 
 
+class _Declined:
+    """The kernel's record of its last declined claim (:func:`rp14_kernels._note`): arrays it fills."""
+
+    def __init__(self, g: _Gram):
+        self.g, self.k, self.v = g, np.full(1, -1, dtype=np.int64), np.zeros(g.n)
+
+    def __call__(self):
+        """(k, the verifier's reason) of the last declined claim, or None."""
+        return None if self.k[0] < 0 else (int(self.k[0]), self.g.verify_separator(self.v))
+
+
 def _records(trace: bool, max_iter: int, n: int) -> np.ndarray:
     return np.zeros((max_iter + 1, n)) if trace else np.zeros((0, n))
 
@@ -141,13 +161,14 @@ def nkp(G, *, max_iter: int, trace: bool) -> Result:
     max_iter = check_int("max_iter", max_iter)
     rec = _records(trace, max_iter, g.n)
     alpha, Ga = np.zeros(g.n), np.zeros(g.n)  # the state: alpha_k, G alpha_k
+    declined = _Declined(g)
 
     def call(k, resume):
         nonlocal alpha
-        k, alpha, separated, products = K.nkp(*g.args, max_iter, rec, alpha, Ga, k, resume)
+        k, alpha, separated, products = K.nkp(*g.args, max_iter, rec, alpha, Ga, declined.k, declined.v, k, resume)
         return k, int(separated), products
 
-    k, status, message, products = _drive(call, (SEPARATOR,), lambda claim: g.verify_separator(alpha), (SEPARATOR,))
+    k, status, message, products = _drive(call, (SEPARATOR,), lambda claim: g.verify_separator(alpha), (SEPARATOR,), declined)
     states = tuple(NKPState(k=i, alpha=rec[i].copy()) for i in range(k + 1)) if trace else None
     return _result("nkp", status, message, k, alpha=alpha, trace=states, info={"products": int(products)})
 
@@ -163,10 +184,11 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     rec = _records(trace, max_iter, g.n)
     rec_theta = np.zeros(rec.shape[0])
     p, Gp = np.zeros(g.n), np.zeros(g.n)  # the state: p_k, G p_k
+    declined = _Declined(g)
 
     def call(k, resume):
         nonlocal p
-        k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta, p, Gp, k, resume)
+        k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta, p, Gp, declined.k, declined.v, k, resume)
         return k, code, products
 
     def verify(claim):
@@ -175,7 +197,7 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
         return g.verify_certificate(p, float(epsilon), strict=False)
 
     # the textbook's certificate exit is verified within the test: its refusal is not named
-    k, status, message, products = _drive(call, (CERTIFICATE, SEPARATOR), verify, (SEPARATOR,))
+    k, status, message, products = _drive(call, (CERTIFICATE, SEPARATOR), verify, (SEPARATOR,), declined)
     states = None
     if trace:
         states = tuple(NVNState(k=i, p=rec[i].copy(), theta=None if i == 0 else float(rec_theta[i])) for i in range(k + 1))
@@ -194,11 +216,12 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     rec_mu = np.zeros(rec_a.shape[0])
     alpha, Ga, p, Gp, b, Gb = (np.zeros(g.n) for _ in range(6))  # the state: alpha_k, p_k, b = p_{mu_k}(alpha_k), G times each
     mu = 0.0
+    declined = _Declined(g)  # SNKP only: SNKPVN's textbook exit verifies its separator itself
 
     def call(k, resume):
         nonlocal alpha, p, mu
         args = (*g.args, prox, qv, 0.0 if delta is None else float(delta), max_iter, rec_a, rec_p, rec_mu)
-        k, alpha, p, mu, code, products = K.smoothed(*args, alpha, Ga, p, Gp, b, Gb, mu, k, resume)
+        k, alpha, p, mu, code, products = K.smoothed(*args, alpha, Ga, p, Gp, b, Gb, mu, declined.k, declined.v, k, resume)
         return k, code, products
 
     def verify(claim):
@@ -208,7 +231,7 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
 
     # SNKPVN's separator exit is verified within the textbook's test: its refusal is not named
     tests, noted = ((SEPARATOR,), (SEPARATOR,)) if q is None else ((SEPARATOR, CERTIFICATE), (CERTIFICATE,))
-    k, status, message, products = _drive(call, tests, verify, noted)
+    k, status, message, products = _drive(call, tests, verify, noted, declined)
     states = None
     if trace:
         states = tuple(

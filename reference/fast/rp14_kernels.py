@@ -172,17 +172,34 @@ def _g_norm(v, Gv):
     return np.sqrt(q) if q > 0 else 0.0
 
 
+#: What :func:`_separated` finds: G v > 0 is false; true beyond round-off (a claim); true only
+#: within round-off (the textbook's exit test claims, its verifier refuses: no claim here).
+NO, SEPARATED, WITHIN_ROUNDOFF = 0, 1, 2
+
+
 @numba.njit(cache=True)
 def _separated(kind, G, data, indices, indptr, tmp, v, Gv):
-    """G v > 0_n, decided on the carried Gv unless it is within REFRESH_TOL of flipping; then
-    Gv is recomputed (in place) and the test taken on it."""
+    """G v > 0_n -> NO / SEPARATED / WITHIN_ROUNDOFF, decided on the carried Gv unless it is
+    within REFRESH_TOL of flipping; then Gv is recomputed (in place) and the test taken on it."""
     m = _min(Gv)
     if m <= -REFRESH_TOL:
-        return False
+        return NO
     if m > REFRESH_TOL:
-        return True
+        return SEPARATED
     gram_matvec(kind, G, data, indices, indptr, tmp, v, Gv)
-    return _min(Gv) > 0.0 and _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv)
+    if not _min(Gv) > 0.0:
+        return NO
+    if _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
+        return SEPARATED
+    return WITHIN_ROUNDOFF
+
+
+@numba.njit(cache=True)
+def _note(k, v, note, note_v):
+    """Record iteration k and its iterate: G v > 0 there only within round-off, a claim the
+    textbook's driver makes and names when its verifier refuses it (the engine names it too)."""
+    note[0] = k
+    note_v[:] = v
 
 
 @numba.njit(cache=True)
@@ -218,11 +235,12 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
 
 
 @numba.njit(cache=True)
-def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, k, resume):
+def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, note, note_v, k, resume):
     """NKP  [RP14 Alg. 3] -> (k, alpha, separated, products).  ``rec`` (rows alpha_k) if non-empty.
 
     ``resume`` 0: start afresh (alpha_0); 1: go on from the state (alpha, Ga = G alpha, k) after
-    a refused claim at k -- the exit test at k is not taken again.
+    a refused claim at k -- the exit test at k is not taken again.  ``note``/``note_v``: the last
+    iteration where G alpha > 0 held only within round-off, and alpha there (:func:`_note`).
     """
     n = alpha.shape[0]
     tmp = np.zeros(d)
@@ -235,8 +253,12 @@ def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, k, resume):
     if rec.shape[0] > 0 and resume == 0:
         rec[0, :] = alpha
     while True:
-        if resume < 1 and _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n: exit
-            return k, alpha, True, products
+        if resume < 1:
+            found = _separated(kind, G, data, indices, indptr, tmp, alpha, Ga)
+            if found == SEPARATED:  # G alpha_k > 0_n: exit
+                return k, alpha, True, products
+            if found == WITHIN_ROUNDOFF:
+                _note(k, alpha, note, note_v)
         resume = 0
         if k >= max_iter:
             return k, alpha, False, products
@@ -260,12 +282,13 @@ def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, k, resume):
 
 
 @numba.njit(cache=True)
-def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p, Gp, k, resume):
+def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p, Gp, note, note_v, k, resume):
     """NVN with the primal exit  [RP14 Alg. 5, E-A6] -> (k, p, claim, products);
     claim 0 = none, 1 = separator, 2 = certificate.
 
     ``resume`` 0: start afresh (p_0); r >= 1: go on from the state (p, Gp = G p, k) after a
     refused claim at k, the first r exit tests at k (certificate, then separator) already taken.
+    ``note``/``note_v`` as in :func:`nkp`.
     """
     n = p.shape[0]
     tmp = np.zeros(d)
@@ -288,8 +311,12 @@ def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p,
                 nrm = _g_norm(p, Gp)
             if nrm <= epsilon:  # [RP14 Alg. 5] ||X Y p_k||_2 <= eps: an eps-solution of (13)
                 return k, p, 2, products
-        if resume < 2 and _separated(kind, G, data, indices, indptr, tmp, p, Gp):  # [E-A6] primal exit
-            return k, p, 1, products
+        if resume < 2:
+            found = _separated(kind, G, data, indices, indptr, tmp, p, Gp)
+            if found == SEPARATED:  # [E-A6] primal exit
+                return k, p, 1, products
+            if found == WITHIN_ROUNDOFF:
+                _note(k, p, note, note_v)
         resume = 0
         if k >= max_iter:
             return k, p, 0, products
@@ -332,7 +359,7 @@ def _best_response(prox, q, Ga, mu, out):
 
 @numba.njit(cache=True)
 def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_alpha, rec_p, rec_mu,
-             alpha, Ga, p, Gp, b, Gb, mu, k, resume):
+             alpha, Ga, p, Gp, b, Gb, mu, note, note_v, k, resume):
     """SNKP (prox 0, [RP14 Alg. 4]) or SNKPVN(q, delta) (prox 1, [RP14 Alg. 6])
     -> (k, alpha, p, mu, claim, products); claim 0 = none, 1 = separator, 2 = certificate.
 
@@ -341,7 +368,8 @@ def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_al
 
     The state is (alpha, Ga, p, Gp, b, Gb, mu, k), the arrays updated in place.  ``resume`` 0:
     start afresh (alpha_0, mu_0, p_0); r >= 1: go on from the state after a refused claim at k,
-    the first r exit tests at k (separator, then certificate) already taken.
+    the first r exit tests at k (separator, then certificate) already taken.  ``note``/``note_v``
+    as in :func:`nkp`, for SNKP only (SNKPVN's textbook exit test verifies its separator itself).
     """
     n = alpha.shape[0]
     tmp = np.zeros(d)
@@ -366,8 +394,12 @@ def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_al
         rec_p[0, :] = p
         rec_mu[0] = mu
     while True:
-        if resume < 1 and _separated(kind, G, data, indices, indptr, tmp, alpha, Ga):  # G alpha_k > 0_n
-            return k, alpha, p, mu, 1, products
+        if resume < 1:
+            found = _separated(kind, G, data, indices, indptr, tmp, alpha, Ga)
+            if found == SEPARATED:  # G alpha_k > 0_n
+                return k, alpha, p, mu, 1, products
+            if found == WITHIN_ROUNDOFF and prox == 0:
+                _note(k, alpha, note, note_v)
         if prox == 1 and resume < 2:
             nrm = _g_norm(p, Gp)
             if abs(nrm - delta) <= REFRESH_TOL:  # near the exit: decide on a fresh G p
