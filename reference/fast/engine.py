@@ -235,7 +235,9 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     states = None
     if trace:
         states = tuple(
-            SmoothState(k=i, alpha=rec_a[i].copy(), p=rec_p[i].copy(), mu=float(rec_mu[i]), theta=None if i == 0 else 2.0 / (i + 2))
+            SmoothState(
+                k=i, alpha=rec_a[i].copy(), p=rec_p[i].copy(), mu=float(rec_mu[i]), theta=None if i == 0 else 2.0 / (i + 2)
+            )
             for i in range(k + 1)
         )
     info = {"mu": float(mu), "products": int(products)}
