@@ -225,3 +225,13 @@ def test_verify_margin_exact_reports_refuted_bounds_of_a_tiny_matrix():
     msg = verify_margin_exact(false_upper, K)
     assert msg.startswith("upper = 5e-156 is below ||p||_K / 1^T p = ")
     assert abs(float(msg.split(" = ")[2].split()[0]) - truth) <= 1e-12 * truth
+
+
+def test_full_psd_test_refuses_a_huge_non_psd_matrix():
+    """check_gram(psd=True) symmetrized by (G + G^T) / 2 = inf for entries ~1e308 and accepted the
+    non-PSD matrix below (eigvalsh of an inf matrix)."""
+    from reference.data import check_gram
+
+    K = np.array([[1e308, -1.5e308], [-1.5e308, 1e308]])
+    with pytest.raises(ValueError, match="smallest eigenvalue"):
+        check_gram(K, unit_diagonal=False, name="K", psd=True)
