@@ -439,8 +439,9 @@ def pt11(
             # round-off allowance counts as a mistake: one update with it, then a fresh pass
             margins, slack = pattern_allowance(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
             j = int(np.flatnonzero(~(margins > slack))[0])
+            p = float(P.dot(a, j))  # p_tk = a_t . y_k, as the textbook computes it
             K.unverified_update(data, indices, indptr, labels, q, float(rho or 0.0), float(Delta or 0.0),
-                                args[7], args[8], a_x, a_r, a_D, fstate, istate, j)  # fmt: skip
+                                args[7], args[8], a_x, a_r, a_D, fstate, istate, j, p)  # fmt: skip
             t_c = np.concatenate([t_c, np.zeros(1, dtype=np.int64)])  # room for one more convergence
             args = args[:-1] + (t_c,)
     t, epoch, passes, _, n_tc = (int(v) for v in istate)

@@ -89,47 +89,35 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     return lam
 
 
-@numba.njit(cache=True)
-def _p_tk(data, indices, indptr, labels, rho, Delta, a_x, a_r, a_D, j):
-    """p_tk = a_t . y_k = l_k (a_x . x_k + rho a_rho + Delta a_Delta[k])  [PT11 box]."""
-    s = 0.0
-    for jj in range(indptr[j], indptr[j + 1]):
-        s += data[jj] * a_x[indices[jj]]
-    if a_r.shape[0] > 0:
-        s += rho * a_r[0]
-    if a_D.shape[0] > 0:
-        s += Delta * a_D[j]
-    return labels[j] * s
-
-
-@numba.njit(cache=True)
-def _update(data, indices, indptr, labels, q, rho, Delta, a_x, a_r, a_D, ell, j, p, lam):
+@numba.njit(cache=True, inline="always")
+def _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam):
     """lambda updates with y_j (a in place) -> ell after them  [PT11 box; Sec. 4, multiple updates]."""
     lj = labels[j]
     if lam == 1:
         for jj in range(indptr[j], indptr[j + 1]):
             a_x[indices[jj]] += data[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
-        if a_r.shape[0] > 0:
+        if has_rho:
             a_r[0] += rho * lj
-        if a_D.shape[0] > 0:
+        if has_D:
             a_D[j] += Delta * lj
         return ell + 2 * p + q[j]  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
     for jj in range(indptr[j], indptr[j + 1]):
         a_x[indices[jj]] += lam * (data[jj] * lj)  # a <- a + lambda y_k
-    if a_r.shape[0] > 0:
+    if has_rho:
         a_r[0] += lam * (rho * lj)
-    if a_D.shape[0] > 0:
+    if has_D:
         a_D[j] += lam * (Delta * lj)
     return ell + 2 * lam * p + lam * lam * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
 
 
 @numba.njit(cache=True)
-def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedule, a_x, a_r, a_D, fstate, istate, j):
-    """One update with y_j after a convergence whose separator did not verify (y_j: the first
-    pattern not above the verifier's round-off allowance), on the state of :func:`run`; the next
-    call of :func:`run` starts a fresh pass  [reference.dynamic_margin._unverified_update]."""
-    p = _p_tk(data, indices, indptr, labels, rho, Delta, a_x, a_r, a_D, j)  # p_tk = a_t . y_k
-    ell = _update(data, indices, indptr, labels, q, rho, Delta, a_x, a_r, a_D, fstate[0], j, p, 1)
+def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedule, a_x, a_r, a_D, fstate, istate, j, p):
+    """One update with y_j (p = a_t . y_j) after a convergence whose separator did not verify
+    (y_j: the first pattern not above the verifier's round-off allowance), on the state of
+    :func:`run`; the next call of :func:`run` starts a fresh pass
+    [reference.dynamic_margin._unverified_update]."""
+    has_rho, has_D = a_r.shape[0] > 0, a_D.shape[0] > 0
+    ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[0], j, p, 1)
     istate[0] += 1  # [PT11 box] t <- t + 1
     fstate[0] = ell
     fstate[1] = _threshold(kind, schedule[istate[3]], istate[0], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
@@ -141,6 +129,8 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
     """Run the box from the state (a, fstate = [ell, theta], istate = [t, epoch, passes, run,
     runs done]) on ``perm`` -> CONVERGED, BUDGET or NEED_PERMUTATION (state updated in place)."""
     m = labels.shape[0]
+    has_rho = a_r.shape[0] > 0
+    has_D = a_D.shape[0] > 0
     ell = fstate[0]
     theta = fstate[1]
     t = istate[0]
@@ -171,13 +161,20 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
         stopped = False
         for pos in range(L):  # [PT11 box] for k = 1 to m
             j = sets[level, pos]
-            p = _p_tk(data, indices, indptr, labels, rho, Delta, a_x, a_r, a_D, j)  # [PT11 box] p_tk = a_t . y_k
+            s = 0.0
+            for jj in range(indptr[j], indptr[j + 1]):
+                s += data[jj] * a_x[indices[jj]]
+            if has_rho:
+                s += rho * a_r[0]
+            if has_D:
+                s += Delta * a_D[j]
+            p = labels[j] * s  # [PT11 box] p_tk = a_t . y_k
             if c >= 0 and p <= c * theta:  # [PT11 Sec. 4] filter into the next set (pre-update state)
                 sets[level + 1, built] = j
                 built += 1
             if p <= theta:  # [PT11 box; eqs. (7)/(8)] misclassification test, `<=` (E-B7)
                 lam = _lambda(kind, schedule[run_i], t, ell, p, q[j], max_iter) if allow_multiple else 1
-                ell = _update(data, indices, indptr, labels, q, rho, Delta, a_x, a_r, a_D, ell, j, p, lam)
+                ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam)
                 t += lam  # [PT11 box] t <- t + 1 (lambda)
                 theta = _threshold(kind, schedule[run_i], t, ell)  # [PT11 box] theta_t = eps_bar ell_t / t
                 updates += 1

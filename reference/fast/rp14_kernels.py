@@ -468,6 +468,12 @@ def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
         if rec.shape[0] > 0:
             rec[0, :] = w
     start = cursor[0]
+    c_eps, c_under = EPS * (dim + 16), (2 * dim + 4) * UNDERFLOW  # the allowance's constants
+    row1 = np.empty(n)  # ||z_i||_1: a margin above 2 c_eps ||z_i||_1 ||w||_inf + c_under is above its allowance
+    for i in range(n):
+        row1[i] = 0.0
+        for c in range(dim):
+            row1[i] += abs(Z[i, c])
     while True:
         if most_violated:
             _margins(Z, w, margins)
@@ -475,18 +481,23 @@ def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
             if resume < 1 and margins[j] > 0:
                 return k, w, True  # no mistake left: halt
         else:  # cyclic: the first mistake at or after `start`, wrapping around
+            w_inf = 0.0
+            for c in range(dim):
+                w_inf = max(w_inf, abs(w[c]))
             j = -1
             separated = True
             for o in range(n):
                 i = (start + o) % n
                 s = 0.0
-                a = 0.0
                 for c in range(dim):
                     s += Z[i, c] * w[c]  # y_i w_k^T x_i
-                    a += abs(Z[i, c]) * abs(w[c])
                 # y_i w_k^T x_i <= 0 read in floating point: not above its round-off allowance
-                if j < 0 and not s > a * (EPS * (dim + 16)) + (2 * dim + 4) * UNDERFLOW:
-                    j = i
+                if j < 0 and not s > 2.0 * c_eps * row1[i] * w_inf + c_under:  # else clearly above it
+                    a = 0.0
+                    for c in range(dim):
+                        a += abs(Z[i, c]) * abs(w[c])
+                    if not s > a * c_eps + c_under:
+                        j = i
                 if not s > 0:
                     separated = False
                     break
