@@ -1049,9 +1049,13 @@ def _margin(Kf: np.ndarray, Km: np.ndarray, ar: Arithmetic, max_iter: int, max_s
             # float64 offset b, u = 10^-D for a facet re-solved at D digits (from its exact squared
             # distance: a D-digit KKT value would carry ~10^-D max K_ii / delta, see
             # _affine_distance2_exact).
+            # Only a negative bound is taken: a nonnegative upper is the min-norm point's claim,
+            # witnessed by p (||p||_K / 1^T p <= upper, what verify_margin_exact re-checks); a facet
+            # bound -delta + allowance >= 0 has no such witness and is no better than 0 anyway.
             if complete and b <= 0 and span_is_exact:
                 allowance = 64 * ar.scalar(n) * ar.scalar(value_u) * ar.scalar(scale)
-                upper = min(upper, value + allowance)
+                if value + allowance < 0:
+                    upper = min(upper, value + allowance)
         if upper > 0 and n <= EXACT_MAX_N and exact_quadratic_form(Km, p) == 0:
             upper = ar.scalar(0)  # p* K p* = 0 exactly: 0 is in the hull of K as stored [RP14 Lemma 3]
         feasible: Optional[bool]

@@ -235,3 +235,16 @@ def test_full_psd_test_refuses_a_huge_non_psd_matrix():
     K = np.array([[1e308, -1.5e308], [-1.5e308, 1e308]])
     with pytest.raises(ValueError, match="smallest eigenvalue"):
         check_gram(K, unit_diagonal=False, name="K", psd=True)
+
+
+def test_nonnegative_upper_bound_is_witnessed_by_p():
+    """A facet bound -delta + allowance >= 0 is not returned: a nonnegative ``upper`` must be the
+    min-norm point's claim ||p||_K / 1^T p <= upper (what verify_margin_exact re-checks).  Two opposite
+    points of very different norms: 0 is in the hull, m = -delta = -2^-202 (the smaller point's
+    norm), and the facet allowance 64 n u max||z_i|| ~ 2^-204 * 2^7 exceeds delta."""
+    z = np.array([-3 * 2.0**-157, 2 * 2.0**-203])
+    K = np.outer(z, z)
+    m = margin(K)
+    assert verify_margin_exact(m, K) == "", "RP14 Lemma 3: upper >= 0 not witnessed by p"
+    truth = -Fraction(2) ** -202  # 0 is inside the segment [z_0, z_1]: delta = min_i |z_i| = 2^-202
+    assert rational(m.lower) <= truth <= rational(m.upper)
