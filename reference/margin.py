@@ -104,7 +104,8 @@ class Margin:
     upper : float or mpmath.mpf
         Certified upper bound: ``||p||_K / (1^T p)`` [RP14 Lemma 3] in the feasible case; in the
         infeasible case ``-delta_max`` from a complete facet enumeration [RP14 Theorem 3] (exact
-        up to the round-off of the facet computations), else ``||p||_K`` (~ 0).
+        up to the round-off of the facet computations) when that bound with its allowance is
+        negative, else ``||p||_K`` (~ 0).  A nonnegative ``upper`` is always witnessed by ``p``.
     feasible : bool or None
         ``True``: certified ``lower > 0`` (a strict separator exists, [RP14 Lemma 1]).
         ``False``: certified 0 in conv{z_i}, so m <= 0 [RP14 Theorem 2] -- by ``upper <= 0``

@@ -16,6 +16,7 @@ import pytest
 import reference  # noqa: F401
 from reference.arithmetic import Arithmetic
 from reference.margin import lower_bound, margin, min_norm_point, upper_bound
+from reference.exact import verify_margin_exact
 
 M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
 
@@ -417,7 +418,9 @@ def test_origin_on_an_edge_in_span_is_undecided():
     the complete enumeration finds that edge at distance ~0, within round-off of both signs, and
     Wolfe's support has 2 points, not a simplex: the sign is undecided."""
     m = margin(gram([[0.3, 0.0], [-0.7, 0.0], [0.1, 0.9]]), of="span")
-    assert m.feasible is None and m.lower <= 0 <= m.upper and m.upper < 1e-12 and m.lower > -1e-12
+    assert m.feasible is None and m.lower <= 0 <= m.upper and m.lower > -1e-12
+    # the facet bound 0 + allowance is >= 0, so upper is the min-norm point's ||p||_K / 1^T p, witnessed by p
+    assert verify_margin_exact(m, gram([[0.3, 0.0], [-0.7, 0.0], [0.1, 0.9]])) == "" and m.upper < 1e-6
     assert m.method.startswith("undecided: complete enumeration of the C(3, 2) = 3 point subsets (rank 2); ")
     assert m.method.endswith(
         "of the margin is not decided (a margin that small may be positive); of='span': about K restricted "
