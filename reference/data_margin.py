@@ -174,7 +174,10 @@ class DataMargin:
 #     W: d0 squares (-d0), times 1 + 2 gamma_{d0+2} (+2 d0 + 4, -1), _up (+4, -1):
 #       2 (c + 1) + d0 + 6 on W; root (/2, -1), _up (+4, -1)                           c + d0 / 2 + 6
 #       (Delta: E = sum of m squares of products (-(m+1)) times 1 + 2 gamma_{m+4}
-#       (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 6) / 2 + 3)
+#       (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 6) / 2 + 3; squares
+#       (Delta beta_k)^2 that underflow lose <= 2^-1075 each: + 2 (m + 1) 2^-1074, as on W -- without it
+#       m = 21 patterns with (Delta beta_k)^2 just below 2^-1075 and Z^T beta = 0 got a bound 0.64 times
+#       the exact one)
 #       (np.sum adds a contiguous vector pairwise, ~log2 m deep, but numpy promises no order: added
 #       left to right, E / (1 + 2 gamma_{m+4}) falls below the exact value for m > 31 -- tested)
 #     s = sum of m terms (-(m - 1)), times 1 - 2 gamma_{m+2} (+2m + 4, -1),
@@ -269,12 +272,22 @@ def _col_counts(P: Patterns) -> np.ndarray:
     return c
 
 
+def _check_normalize(P: Patterns, normalize: bool) -> None:
+    """ValueError for ``normalize`` with an extended space: RP14's normalized points z_k / ||z_k|| have
+    no Delta coordinates (the bounds divided u . y_k, Delta included, by ||z_k||: above the margin)."""
+    if normalize and P.Delta is not None:
+        raise ValueError(f"normalize=True (RP14's rho_2) has no extended space, but the patterns have Delta={P.Delta!r}; "
+                         "make them with Delta=None, or pass normalize=False for PT11's gamma_d")
+
+
 def certified_lower(P: Patterns, u: np.ndarray, *, normalize: bool = False) -> float:
     """A float ``<= min_k u . y_k / ||u||`` (``y_k / ||y_k||`` with ``normalize``), or ``-inf``.
 
     Every dot product a . y_k is computed with error at most gamma_{n_k + 1} |a| . |y_k|,
     n_k = nnz(y_k) [Higham, Thm 3.5]; the bound itself is evaluated with a safety factor 2.
+    ``normalize`` needs patterns without Delta (ValueError otherwise, as :func:`margin_from_data`).
     """
+    _check_normalize(P, normalize)
     u = np.asarray(u, dtype=np.float64)
     if u.shape != (P.dim,) or not np.all(np.isfinite(u)):
         raise ValueError(f"u must be a finite vector of length {P.dim} (the pattern space), got shape {u.shape}")
@@ -309,8 +322,10 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
     """A float ``>= ||sum_k beta_k y_k|| / sum_k beta_k``  [RP14 Lemma 3], for beta >= 0, beta != 0.
 
     With ``normalize`` the patterns are y_k = z_k / ||z_k||: then ``beta`` are the coefficients of
-    the z_k, i.e. p_k = beta_k ||z_k||, and the bound is ||Z^T beta|| / sum_k beta_k ||z_k||.
+    the z_k, i.e. p_k = beta_k ||z_k||, and the bound is ||Z^T beta|| / sum_k beta_k ||z_k||
+    (patterns without Delta: ValueError otherwise, as :func:`margin_from_data`).
     """
+    _check_normalize(P, normalize)
     beta = np.asarray(beta, dtype=np.float64)
     if beta.shape != (P.m,) or not np.all(np.isfinite(beta)) or np.any(beta < 0) or not np.any(beta > 0):
         raise ValueError(f"beta must be a finite nonnegative nonzero vector of length {P.m}")
@@ -335,7 +350,7 @@ def certified_upper(P: Patterns, beta: np.ndarray, *, normalize: bool = False) -
     W = float(np.sum((np.abs(w) + e) ** 2))
     W = W * (1 + 2 * float(_gamma(P.d0 + 2))) + 2 * (P.d0 + 1) * _ETA  # squares that underflow
     if Delta is not None:  # extended coordinates Delta l_k beta_k: one rounding each
-        E = float(np.sum((Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4)))
+        E = float(np.sum((Delta * beta) ** 2)) * (1 + 2 * float(_gamma(P.m + 4))) + 2 * (P.m + 1) * _ETA  # squares that underflow
         W = W + E
     W = _up(W)
     if normalize:
