@@ -173,8 +173,8 @@ class DataMargin:
 #     e_j = 2 gamma_{c+1} (|Z|^T beta)_j, needed gamma_c; |w| + e rounded (-1)       c + 1 on each |w_j|
 #     W: d0 squares (-d0), times 1 + 2 gamma_{d0+2} (+2 d0 + 4, -1), _up (+4, -1):
 #       2 (c + 1) + d0 + 6 on W; root (/2, -1), _up (+4, -1)                           c + d0 / 2 + 6
-#       (Delta: E = sum of m squares of products (-(m+1)) times 1 + 2 gamma_{m+4}
-#       (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 6) / 2 + 3; squares
+#       (Delta: E = sum of m squares of products (-(m+2): the product and its square round) times
+#       1 + 2 gamma_{m+4} (+2m + 8, -1), W + E (-1): the numerator keeps min(2c + d0 + 5, m + 5) / 2 + 3; squares
 #       (Delta beta_k)^2 that underflow lose <= 2^-1075 each: + 2 (m + 1) 2^-1074, as on W -- without it
 #       m = 21 patterns with (Delta beta_k)^2 just below 2^-1075 and Z^T beta = 0 got a bound 0.64 times
 #       the exact one)
