@@ -287,8 +287,8 @@ def _exponents(top):
 
 
 def row_pow2_exponents(A) -> np.ndarray:
-    """The e_k with max_j |A_kj| = m 2^e_k, 1/2 <= m < 1, for every row k of the float64 array
-    or scipy sparse matrix ``A`` (0 for a zero row): the factors of :func:`scale_rows_pow2`."""
+    """The e_k with max_j |A_kj| = m 2^e_k, 1/2 <= m < 1, for every row k of the array
+    ``A`` (read as float64) or scipy sparse matrix ``A`` (0 for a zero row): the factors of :func:`scale_rows_pow2`."""
     if hasattr(A, "tocsr"):
         A = A.tocsr()
         return _exponents(abs(A).max(axis=1).toarray().ravel())
