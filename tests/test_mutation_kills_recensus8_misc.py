@@ -4,12 +4,15 @@ or exact rationals, never our own output."""
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from reference.arithmetic import row_pow2_exponents
+from reference.arithmetic import arithmetic, row_pow2_exponents
+from reference.dynamic_margin import _lambda, pdm, pdm_mu_plus, pdm_threshold, pfm
 from reference.exact import exact_det, exact_quadratic_form
 
 
@@ -42,3 +45,44 @@ def test_row_pow2_exponents_of_an_int64_row_reads_it_as_float64():
     A = np.array([[-(2**63), 1], [3, -4]], dtype=np.int64)
     assert row_pow2_exponents(A).tolist() == [64, 3]
     assert row_pow2_exponents([[-(2**63), 1]]).tolist() == [64]
+
+
+# PT11's mu_+ overflows (PFM: beta^2 for a beta beyond 1e154) or is 0/0 (PDM: epsilon so small
+# that 1 - epsilon == 1 and eps q underflows, with a_t = t y_k: A = B = C = 0) in float64; _lambda
+# evaluates it with numpy's overflow / invalid warnings off and falls back to one update: the
+# documented behaviour is a plain single update, with nothing printed.
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda: pfm(np.array([[1.0, 0.5], [-0.5, 1.0]]), np.array([1, -1]), beta=1e200, multiple_updates=True, max_iter=20, engine="textbook"),
+        lambda: pdm(np.array([[0.5]]), np.array([1]), epsilon=5e-324, rho=None, multiple_updates=True, max_iter=20, engine="textbook"),
+    ],
+    ids=["pfm-overflow", "pdm-invalid"],
+)
+def test_multiple_updates_at_a_non_finite_mu_plus_warn_nothing(run):
+    # kills dynamic_margin.x__lambda__mutmut_7, _10 (invalid warnings back on), _8, _11 (overflow)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = run()
+    # beta >= ||y_k|| (PFM) and 1 - epsilon == 1 in float64 (PDM): the test p <= theta holds
+    # after every update, so the run ends at max_iter = 20 updates
+    assert r.status == "max_iter" and r.iterations == 20
+
+
+def test_lambda_at_an_overflowing_mu_plus_is_one_single_update_and_silent():
+    # kills dynamic_margin.x__lambda__mutmut_8, _11 (overflow warnings back on).  Public runs
+    # rescale patterns beyond 2^64 first, so this state of a PDM run at the scale 1e300 is built
+    # by hand: q = ||y_k||^2 = 1e300, ell = ||a_t||^2 = 1e300, p = a_t.y_k = -1e200 (|p| <=
+    # sqrt(q ell)), t = 5, eps = 1/2; p <= theta_5 = ell / 10.  Exactly, mu_+ solves
+    # mu^2 + 10 mu - (1 + 1e-99) = 0 (PT11 Sec. 4, divided by eps q; 2 eps - 1 = 0), so
+    # mu_+ = 0.099... and lambda = floor(mu_+) + 1 = 1; in float64 B^2 and 4AC overflow.
+    pb = SimpleNamespace(
+        max_iter=100, mu_plus=pdm_mu_plus, threshold=pdm_threshold, schedule=(np.float64(0.5),),
+        q=np.array([1e300]), ar=arithmetic(None),
+    )
+    s = SimpleNamespace(t=5, run=0, ell=np.float64(1e300))
+    p = np.float64(-1e200)
+    assert p <= pdm_threshold(0.5, 5, s.ell, pb.ar)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _lambda(pb, s, 0, p) == 1
