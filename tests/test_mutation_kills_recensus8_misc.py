@@ -8,12 +8,14 @@ import warnings
 from fractions import Fraction
 from types import SimpleNamespace
 
+import mpmath
 import numpy as np
 import pytest
 
 from reference.arithmetic import arithmetic, row_pow2_exponents
 from reference.dynamic_margin import _lambda, pdm, pdm_mu_plus, pdm_threshold, pfm
-from reference.exact import exact_det, exact_quadratic_form
+from reference.exact import exact_det, exact_quadratic_form, rational
+from reference.margin import _affine_distance2_exact
 
 
 # exact_det on a list: entries are read as given (dtype=object), never through float64.
@@ -86,3 +88,28 @@ def test_lambda_at_an_overflowing_mu_plus_is_one_single_update_and_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _lambda(pb, s, 0, p) == 1
+
+
+# _affine_distance2_exact(K_SS) = min {w^T K_SS w : 1^T w = 1} = -det K_SS / det B over Q, on
+# K_SS as stored in the chosen arithmetic (mpf entries of D digits, not float64).
+def test_affine_distance2_exact_reads_mpf_entries_exactly():
+    # kills margin.x__affine_distance2_exact__mutmut_5, _7 (B in float64 rounds the mpf entries).
+    # One point: the affine hull is the point itself, lambda = K_11.  Two points with K_SS =
+    # [[x, 0], [0, x]]: lambda = x / 2 (w = (1/2, 1/2)).
+    with mpmath.workdps(40):
+        x = mpmath.mpf(1) / 3  # 1/3 to 133 bits: not a float64
+        assert rational(x) != Fraction(float(x))
+        assert _affine_distance2_exact(np.array([[x]], dtype=object)) == rational(x)
+        two = np.array([[x, mpmath.mpf(0)], [mpmath.mpf(0), x]], dtype=object)
+        assert _affine_distance2_exact(two) == rational(x) / 2
+
+
+def test_affine_distance2_exact_is_none_when_the_kkt_system_is_singular():
+    # kills margin.x__affine_distance2_exact__mutmut_20 (`and`: det B = 0 with det K_SS != 0
+    # divides by zero).  K_SS = [[a, b], [b, c]] with b = (a + c) / 2 has det B = 2b - a - c = 0:
+    # the KKT system [K_SS 1; 1^T 0] has no unique solution and no lambda = -det K_SS / det B.
+    # (Such a K_SS is indefinite, det = -(a - c)^2 / 4: within round-off of PSD for a close to c.)
+    a, c = 1.0, 1.0 + 2.0**-20
+    KSS = np.array([[a, (a + c) / 2], [(a + c) / 2, c]])
+    assert exact_det(KSS) == -Fraction(c - a) ** 2 / 4 != 0
+    assert _affine_distance2_exact(KSS) is None
