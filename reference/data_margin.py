@@ -91,6 +91,10 @@ class DataMargin:
     gordan : tuple or None
         ``(support, c)``: indices and exact nonnegative rationals with sum_k c_k y_k = 0.
     method : str
+        How the bounds were found.  In the separable case without Delta it contains
+        ``"; polished at 40 digits"`` exactly when the mpmath polish (POLISH_DPS = 40 digits)
+        strictly improved a bound (then that bound's witness, ``u`` or ``beta``, is the polished
+        one); a polish that ties or loses on both bounds leaves witnesses and text as they were.
     m, d, nnz : int
         Data size (d = features of X, before augmentation).
     R : float
@@ -459,6 +463,11 @@ def _newton_l2svm(P: Patterns) -> Tuple[np.ndarray, np.ndarray, int]:
     """min_v ||v||^2 + Delta^-2 sum_k max(0, 1 - v . z_k)^2 by semismooth Newton; returns (v, s, steps).
 
     s_k = max(0, 1 - v . z_k) / Delta are the extended coordinates (the slack of PT11 Sec. 5).
+    From v = 0, each step is v + t d: d solves H d = -grad f(v) with the generalized Hessian
+    H = 2 I + 2 Delta^-2 Z_I^T Z_I of the active set I = {k : v . z_k < 1}, and t is the first of
+    1, 1/2, 1/4, ... with f(v + t d) <= f(v) + 1e-4 t grad f(v) . d, or 2^-40 (the first <= 1e-12)
+    if none before it is (Armijo backtracking by halving: Nocedal & Wright, Numerical
+    Optimization, Alg. 3.1, with rho = 1/2, c = 1e-4).
     """
     Z = P.Z()
     D2 = float(P.Delta) ** 2
@@ -495,7 +504,12 @@ def _newton_l2svm(P: Patterns) -> Tuple[np.ndarray, np.ndarray, int]:
 def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
     """Wolfe's min-norm point of conv{rows of Yn}, in primal form (K_SS = Y_S Y_S^T only); returns (p, iters, converged).
 
-    The same major / minor cycles as :func:`reference.margin._wolfe`, with K p = Yn (Yn^T p).
+    The same major / minor cycles as :func:`reference.margin._wolfe`, with K p = Yn (Yn^T p):
+    start from the row of least norm; a major cycle adds j = argmin_k y_k . x (x the current point)
+    to the corral S; a minor cycle moves x toward the affine minimizer of S as far as conv(S)
+    allows and drops exactly the points whose weight vanishes there, until the affine minimizer
+    has positive weights [Wolfe 1976].  In exact arithmetic the norm of x decreases strictly from
+    one major cycle to the next.
     """
     m = Yn.shape[0]
     sq = Yn.multiply(Yn).sum(axis=1).A1
