@@ -317,7 +317,9 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
         Q = alpha @ Ka
         eQ = 2 * (absa @ e + g * (absa @ np.abs(Ka)))
         eQ = eQ + 4 * (n + 1) * max(_underflow(absa, e, ar, dot=True), _underflow(absa, Ka, ar, dot=True))
-    if not ar.is_mp and not (np.all(np.isfinite(Ka - e)) and math.isfinite(Q) and math.isfinite(eQ)):
+        # inside the errstate: Ka - e is inf - inf (nan) when both overflowed, a handled case
+        finite = ar.is_mp or (np.all(np.isfinite(Ka - e)) and math.isfinite(Q) and math.isfinite(eQ))
+    if not finite:
         return -math.inf  # an overflow (a witness or K too large to scale exactly): no claim
     # The factor 1 -+ 8u covers the roundings left after the a-priori bounds e, eQ: Q +- eQ, the
     # sqrt, the division and the product itself, at most 4 roundings of relative size <= u, so
