@@ -68,6 +68,16 @@ def test_lower_bound_covers_underflowing_products_of_the_quadratic_form():
     assert lb > 0 and _lower_holds(K, alpha, lb)
 
 
+def test_lower_bound_covers_a_square_that_underflows_in_the_quadratic_form():
+    """K = diag(2^-1060, 1), alpha = (1/2, 0.7 2^-537): alpha_2^2 = 0.49 2^-1074 rounds to 0, so
+    fl(||alpha||_K^2) = 2^-1062 is below the exact 2^-1062 + 0.49 2^-1074; only the absolute
+    allowance 4 (n + 1) eta of the quadratic form covers it (found for _lower_57, which subtracts it:
+    a lower bound 0.3 % above the exact quotient)."""
+    K, alpha = np.diag([2.0**-1060, 1.0]), np.array([0.5, 0.7 * 2.0**-537])
+    lb = lower_bound(K, alpha)
+    assert lb > 0 and _lower_holds(K, alpha, lb)
+
+
 def test_lower_bound_is_exactly_zero_for_an_exact_zero_quotient():
     """K = diag(1, 0) (the second point is the origin), alpha = e_1: min(K alpha) = 0 is computed
     exactly (no product rounds), so the quotient 0 / ||alpha||_K = 0 is exact: lower = 0, the
@@ -122,12 +132,12 @@ def test_public_bounds_of_a_subnormal_one_by_one_matrix_are_tight():
 
 
 def test_upper_bound_below_the_smallest_subnormal_rounds_up():
-    """K = diag(0, 2^-1074), p = (1, 2^-1000): ||p||_K / 1^T p ~ 2^-1537 > 0 exactly; the bound
-    computed on 4^-k K (normal there) times 2^k is below the subnormals and must round up to
-    2^-1074, not to 0."""
-    K, p = np.diag([0.0, ETA]), np.array([1.0, 2.0**-1000])
+    """K = diag(0, 2^-1074) (scaled by 4^536), p = (1, 1.1 2^-500): ||p||_K / 1^T p ~ 1.1 2^-1037
+    exactly; the bound computed on 4^-k K (normal there) times 2^k is subnormal and inexact: it
+    must round up, not to nearest (which lands below the exact value here)."""
+    K, p = np.diag([0.0, ETA]), np.array([1.0, 1.1 * 2.0**-500])
     ub = upper_bound(K, p)
-    assert ub > 0 and _upper_holds(K, p, ub)
+    assert 0 < ub < 2.0**-1022 and _upper_holds(K, p, ub)
 
 
 def test_times_pow2_estimate_rounds_to_nearest():
