@@ -952,7 +952,16 @@ def margin(
         raise ValueError(f"of must be {MATRIX!r} (K as stored) or {SPAN!r} (its numerical span), got {of!r}")
     Kf, Km, ar = _prepare(K, precision)
     Kf, Km, k = _scale_gram(Kf, Km, ar)  # 4^-k K, exact: no product underflows or overflows
-    return _scaled_back(_margin(Kf, Km, ar, max_iter, max_subsets, of), k, ar)
+    m = _scaled_back(_margin(Kf, Km, ar, max_iter, max_subsets, of), k, ar)
+    # For a PSD K both bounds of of="matrix" are rigorous, so lower <= m(K) <= upper; crossed bounds
+    # prove K is not PSD (check_gram accepts a negative eigenvalue up to 1e-8 n max(1, max|K|)).
+    if of == MATRIX and m.lower > m.upper:
+        raise ValueError(
+            f"K is not positive semidefinite: the certified bounds cross (lower = {float(m.lower):.3e} from "
+            f"alpha > upper = {float(m.upper):.3e} from p, impossible for a PSD K [RP14 Lemma 3]); pass a "
+            "PSD matrix, e.g. the Gram matrix of your points (reference.gram / signed_gram)"
+        )
+    return m
 
 
 def _scaled_back(m: Margin, k: int, ar: Arithmetic) -> Margin:

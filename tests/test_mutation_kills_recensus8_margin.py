@@ -173,3 +173,20 @@ def test_scaled_back_method_names_the_scaling():
     s = M._scaled_back(Margin(1.0, 0.5, 2.0, True, np.ones(1), np.ones(1), (0,), "float64", "feasible"), -1080, ar)
     assert s.method == ("feasible; computed on 4^-k K with k = -1080 (exact), bounds times 2^k"
                         " (lower > 0 for 4^-k K, but 2^k lower is below the smallest subnormal)")
+
+
+@pytest.mark.parametrize(
+    "K",
+    [
+        [[0.0, 1e-9], [1e-9, 1.0]],  # K_11 = 0 beside K_12 != 0: eigenvalue ~ -1e-18, within check_gram's tolerance
+        [[0.0, 4.436445698125405e-272], [4.436445698125405e-272, 6.373906171566411e-219]],  # X X^T with K_11 underflowed
+    ],
+)
+def test_crossed_bounds_of_a_non_psd_matrix_are_refused(K):
+    """Regression (found on this round by a random exact check of margin()): these K pass the PSD test
+    (tolerance 1e-8 n max(1, max|K|)) but are not PSD (det < 0); margin() returned lower = 1e-9 >
+    upper = 0 with feasible=True -- an interval that no PSD matrix has.  Crossed bounds now raise."""
+    K = np.array(K)
+    assert rational(K[0, 0]) * rational(K[1, 1]) < rational(K[0, 1]) ** 2  # not PSD, exactly
+    with pytest.raises(ValueError, match="K is not positive semidefinite: the certified bounds cross"):
+        margin(K)
