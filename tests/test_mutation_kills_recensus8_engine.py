@@ -176,3 +176,41 @@ def test_gram_pow4_exponent_limit_zero_keeps_k_zero():
     for K in (np.array([[0.3, 0.0], [0.0, 0.0]]), np.array([[0.75, -0.5], [-0.5, 0.75]]), np.zeros((2, 2))):
         assert gram_pow4_exponent(K, limit=0) == 0
     assert gram_pow4_exponent(np.array([[4.0]]), limit=0) == 2  # 4 -> 4 * 4^-2 = 1/4: the rule at work
+
+
+# -- bug: lambda^2 in int64 (multiple updates of more than 3.0e9 at once) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "s, eps, max_iter, exact_lambda",
+    [
+        (2.0**-32, 0.5, 2**40, True),  # lambda = 2^32 - 1 > sqrt(2^63): lambda^2 wrapped around in int64
+        # t = 2^54 - 1 > 2^53: t_c must hold it as an integer (not a double); lambda is decided by
+        # the float test here (the exact one differs by round-off at this scale), as in the textbook
+        (2.0**-54, 0.5, 2**62, False),
+    ],
+)
+def test_pdm_multiple_updates_beyond_int64_squares_agree(s, eps, max_iter, exact_lambda):
+    """x = (1, s) with labels +1, no bias, PDM(eps) with multiple updates: after a = y_1 (t = 1), y_2
+    = s is misclassified for about 1/s updates, lambda ~ 1/s of them at once [PT11 Sec. 4].  The
+    kernel squared lambda in int64 (_update, _holds_after): for lambda > 3.04e9 the square wrapped
+    around -- s = 2^-32 converged at t = 3,037,000,502 instead of the textbook's 2^32, and s = 2^-40
+    (eps = 0.3) looped for ever in the round-off guard.  Now lambda^2 is rounded once as a double, as
+    the textbook's Python int is: the same run.  The textbook's t and ||a||^2 are checked exactly
+    against the definition of lambda (the test holds after lambda - 1 updates, fails after lambda)."""
+    X, y = np.array([[1.0], [s]]), np.array([1, 1])
+    a, b = _both(reference.pdm, X, y, eps, rho=None, multiple_updates=True, max_iter=max_iter)
+    _pt11_same(a, b)
+    assert b.status == reference.SEPARATOR and reference.verify_exact(b, X, y) == ""
+    t = b.iterations
+    assert b.info["t_c"] == (t,) and t > 3037000500  # one update with y_1, then t - 1 with y_2 at once
+    # lambda = t - 1 is the definition's: y_2 (p = s, q = s^2 after a = y_1: t = 1, ell = 1) still
+    # satisfies p + n q <= (1 - eps) ell_n / (1 + n) after n = lambda - 1 updates, not after lambda
+    # (exact rationals; ell_n = 1 + 2 n s + n^2 s^2)
+    S, E = Fraction(s), Fraction(eps)
+
+    def holds(n):
+        return (S + n * S * S) * (1 + n) <= (1 - E) * (1 + 2 * n * S + n * n * S * S)
+
+    lam = t - 1
+    assert not exact_lambda or (holds(lam - 1) and not holds(lam))

@@ -65,7 +65,8 @@ def _mu_plus(kind, val, p, q, ell, t):
 def _holds_after(kind, val, t, ell, p, qj, n):
     """Would y_j still satisfy the test after n more updates with it?  (p_{t+n} <= theta_{t+n})"""
     t2 = t + n
-    ell2 = ell + 2 * n * p + n * n * qj
+    fn = float(n)  # n^2 in int64 overflows for n > 3.0e9 (Python's int does not): n^2 rounded once, as the textbook
+    ell2 = ell + 2.0 * n * p + fn * fn * qj
     return p + n * qj <= _threshold(kind, val, t2, ell2)
 
 
@@ -107,7 +108,8 @@ def _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a
         a_r[0] += lam * (rho * lj)
     if has_D:
         a_D[j] += lam * (Delta * lj)
-    return ell + 2 * lam * p + lam * lam * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
+    fl = float(lam)  # not lam * lam: int64 overflows for lambda > 3.0e9 (see _holds_after)
+    return ell + 2.0 * lam * p + fl * fl * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
 
 
 @numba.njit(cache=True)
