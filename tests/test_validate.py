@@ -94,6 +94,9 @@ def _assert_rejected(m):
     return r
 
 
+# a broken implementation under test may overflow (the max-shift softmax does, by design): its numpy
+# warnings are the implementation's, not ours
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("m", _mutant_params(FAST))
 def test_mutant_rejected_fast(m):
     _assert_rejected(m)
