@@ -302,8 +302,11 @@ def margin_witness_value(K, alpha) -> Optional[Tuple[Fraction, Fraction]]:
 
 def _quotient(N: Fraction, Q: Fraction, power: int) -> float:
     """N / sqrt(Q) (``power=1``) or sqrt(Q) / N (``power=-1``) as a float, for a message: in float64
-    where N and Q are normal floats, else through mpmath (float(Q) underflows to 0 for a tiny K, and
-    the division failed)."""
+    where N and Q are normal floats, else through mpmath at 30 digits, which gives the float nearest
+    to the exact value where that is a normal float (unless it lies within ~1e-30 relative of a tie
+    between two floats; a subnormal value is rounded twice, to 53 bits, then to its grid): float(Q)
+    underflows to 0 for a tiny K (the division failed), float(N) rounded on the subnormal grid loses
+    bits, and float() raises beyond float64."""
     try:
         n, q = float(N), float(Q)
     except OverflowError:  # beyond float64: mpmath below
