@@ -211,11 +211,12 @@ def _system(cond, m, seed, ar):
 
 
 def test_solve_mp_refines_moderately_conditioned_systems_without_elimination(monkeypatch):
-    """cond(A) <= 1e5: the float64 factorization contracts the error by ~cond u64 <= 1e-11 per step,
-    and refinement reaches the working precision's round-off (relative corrections ~cond eps,
-    inside the stagnation allowance 10^4 m eps), so the O(m^3) mpmath elimination is never
-    needed.  Mutants that never detect stagnation (``prev = None``: 60 steps, then elimination)
-    or shrink the allowance (eps 40 m, eps 10^-4 m) fall back to elimination."""
+    """cond(A) <= 1e12: the float64 factorization contracts the error by ~cond u64 <= 1e-4 per step,
+    and with the residual summed exactly and rounded once (mpmath.fdot) refinement reaches x within
+    10 eps of the exact solution (here x_true: b = A x_true is exact at 50 digits, 53-bit entries),
+    so the O(m^3) mpmath elimination is never needed.  A residual rounded at the working precision
+    (b - A @ x: error ~eps |A| |x|) stalls at relative corrections ~cond eps and falls back to
+    elimination (or, with the old stagnation exit, returns x off by ~cond eps up to 10^4 m eps)."""
 
     def no_elimination(A, b):
         raise AssertionError("exact elimination should not be needed")
@@ -223,13 +224,43 @@ def test_solve_mp_refines_moderately_conditioned_systems_without_elimination(mon
     monkeypatch.setattr(M, "_gauss_mp", no_elimination)
     ar = Arithmetic(50)
     for m in (3, 8):
-        for cond in (1e3, 1e4, 1e5):
+        for cond in (1e3, 1e6, 1e9, 1e12):
             for seed in range(3):
                 A, b, x_true = _system(cond, m, seed, ar)
                 with ar.context():
                     x = M._solve_mp(A, b, ar)
                     err = max(abs(x[i] - x_true[i]) for i in range(m)) / max(abs(v) for v in x_true)
-                assert err < cond * mpmath.mpf(10) ** -48, (m, cond, seed, err)
+                assert err <= 10 * mpmath.mpf(10) ** -50, (m, cond, seed, err)
+
+
+def test_solve_mp_gives_up_refinement_at_once_when_float64_cannot_factor(monkeypatch):
+    """A built with cond 1e25 rounds to a float64 matrix of cond ~5e17..2e18 (measured, 1-norm):
+    float64's factorization of it is useless (cond u64 >> 1), the corrections do not shrink, and
+    refinement must hand over to elimination after a few float64 solves -- not run its 60 steps
+    first (mutants ``prev = None``, ``continue`` for ``break``).  Elimination at 50 digits still
+    gives x within ~cond eps ~ 1e-32 of x_true (asserted: 1e-24)."""
+    calls = {"solve": 0, "at_elimination": None}
+    solve, gauss = np.linalg.solve, M._gauss_mp
+
+    def counting_solve(*args, **kwargs):
+        calls["solve"] += 1
+        return solve(*args, **kwargs)
+
+    def counting_gauss(A, b):
+        calls["at_elimination"] = calls["solve"]
+        return gauss(A, b)
+
+    monkeypatch.setattr(np.linalg, "solve", counting_solve)
+    monkeypatch.setattr(M, "_gauss_mp", counting_gauss)
+    ar = Arithmetic(50)
+    for seed in range(3):
+        calls["solve"], calls["at_elimination"] = 0, None
+        A, b, x_true = _system(1e25, 6, seed, ar)
+        with ar.context():
+            x = M._solve_mp(A, b, ar)
+            err = max(abs(x[i] - x_true[i]) for i in range(6)) / max(abs(v) for v in x_true)
+        assert calls["at_elimination"] is not None and calls["at_elimination"] <= 5, (seed, calls)
+        assert err < mpmath.mpf(10) ** -24, (seed, err)
 
 
 # -- _origin_in_simplex: a certificate, never a false claim -------------------------------------
