@@ -15,7 +15,7 @@ import pytest
 
 import reference  # noqa: F401  (imports the package; the module is reached through sys.modules)
 from reference.arithmetic import Arithmetic
-from reference.exact import rational
+from reference.exact import exact_det, rational
 
 M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
 U = 2.0**-53
@@ -231,6 +231,40 @@ def test_solve_mp_refines_moderately_conditioned_systems_without_elimination(mon
                     x = M._solve_mp(A, b, ar)
                     err = max(abs(x[i] - x_true[i]) for i in range(m)) / max(abs(v) for v in x_true)
                 assert err <= 10 * mpmath.mpf(10) ** -50, (m, cond, seed, err)
+
+
+def _exact_solution(A, b):
+    """The solution of A x = b over Q (A, b as stored; Cramer's rule with exact determinants)."""
+    det = exact_det(A)
+    cols = []
+    for i in range(A.shape[0]):
+        Ai = A.copy()
+        Ai[:, i] = b
+        cols.append(exact_det(Ai) / det)
+    return cols
+
+
+def test_solve_mp_at_the_smallest_precision_reaches_10_eps_without_elimination(monkeypatch):
+    """At 16 digits (MIN_PRECISION; mpmath carries 56 bits, its rounding 2^-56 ~ 0.14 eps) the
+    refinement's last corrections are a fraction of eps, so the target 10 eps is reached for every
+    system float64 can factor (cond up to 1e16): x within 10 eps of the exact solution of the stored
+    system, no elimination.  A target below the working precision's rounding (eps / 10) stalls on
+    some of them and hands over to elimination (error ~cond eps)."""
+
+    def no_elimination(A, b):
+        raise AssertionError("exact elimination should not be needed")
+
+    monkeypatch.setattr(M, "_gauss_mp", no_elimination)
+    ar = Arithmetic(16)
+    for m in (3, 8):
+        for cond in (1e4, 1e6, 1e12, 1e14, 1e16):
+            for seed in range(3):
+                A, b, _ = _system(cond, m, seed, ar)
+                exact = _exact_solution(A, b)
+                with ar.context():
+                    x = M._solve_mp(A, b, ar)
+                err = max(abs(rational(x[i]) - exact[i]) for i in range(m)) / max(abs(v) for v in exact)
+                assert err <= 10 * Fraction(1, 10**16), (m, cond, seed, float(err))
 
 
 def test_solve_mp_gives_up_refinement_at_once_when_float64_cannot_factor(monkeypatch):
