@@ -712,7 +712,7 @@ def _span_coordinates(Kf: np.ndarray):
     """
     s, V = np.linalg.eigh(Kf)
     n = Kf.shape[0]
-    tol = max(s[-1], 0.0) * n * 1e3 * np.finfo(np.float64).eps
+    tol = max(s[-1], 0.0) * (n * 1e3 * np.finfo(np.float64).eps)
     keep = s > tol
     s_r, V_r = s[keep], V[:, keep]
     return V_r * np.sqrt(s_r), V_r, s_r
