@@ -233,7 +233,7 @@ def _patterns_exact(X, y, rho, Delta) -> np.ndarray:
     return np.array(rows, dtype=object)
 
 
-def verify_exact(result: "Result", data, y=None, *, accuracy=None) -> str:
+def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> str:
     """Re-check the claim of ``result`` in exact rational arithmetic; ``''`` if it holds.
 
     Parameters
@@ -248,6 +248,10 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None) -> str:
     accuracy : float, optional
         The accuracy of a certificate (epsilon, or delta of SNKPVN); default: the one the
         result records in ``info``.
+    rho : float, optional
+        The bias the Perceptron or the Normalized Perceptron ran with (their ``rho=``; ``w[-1]``
+        multiplies it): the claim is y_i <w, [x_i, rho]> > 0.  PT11 results record their rho
+        and Delta in ``info``.
 
     Returns
     -------
@@ -257,10 +261,13 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None) -> str:
     Raises
     ------
     ValueError
-        Unknown algorithm, missing ``y`` for a primal algorithm, or a certificate without a
-        known accuracy.
+        Unknown algorithm, missing ``y`` for a primal algorithm, a certificate without a
+        known accuracy, ``rho`` for another algorithm than the two Perceptrons, or a ``w``
+        whose length is not the patterns' (a Perceptron's bias coordinate without ``rho``).
     """
     name = result.algorithm
+    if rho is not None and name not in ("perceptron", "normalized_perceptron"):
+        raise ValueError(f"rho is the bias of the Perceptrons' runs; a {name} result records what it ran on: drop rho=")
     if result.status not in (SEPARATOR, CERTIFICATE):
         return ""
     if name in GRAM_ALGORITHMS:
@@ -277,8 +284,11 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None) -> str:
         if name in ("pfm", "pdm", "pdm_succ"):
             Y = _patterns_exact(data, y, result.info.get("rho"), result.info.get("Delta"))
         else:
-            Y = _patterns_exact(data, y, None, None)
+            Y = _patterns_exact(data, y, rho, None)
         w = [rational(v) for v in np.ravel(result.w)]
+        if any(len(row) != len(w) for row in Y):  # never a dot product of unequal lengths (zip would cut w)
+            fix = "pass rho=, the bias it ran with" if name in ("perceptron", "normalized_perceptron") else "pass the data it ran on"
+            raise ValueError(f"w has {len(w)} coordinates, the patterns of the data {len(Y[0])}: {fix}")
         return _positive([_dot(row, w) for row in Y], "y_i <w, x_i>")
     raise ValueError(f"unknown algorithm {name!r}; expected one of {GRAM_ALGORITHMS + PRIMAL_ALGORITHMS}")
 
