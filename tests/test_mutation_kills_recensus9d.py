@@ -151,3 +151,22 @@ def test_a_facet_bound_of_exactly_zero_is_not_taken(monkeypatch):
     m = M.margin(K)
     assert m.upper > 0 and m.upper == M.upper_bound(K, m.p) and m.feasible is None
     assert verify_margin_exact(m, K) == ""
+
+
+@pytest.mark.parametrize("precision", [None, 30])
+def test_infeasible_square_upper_is_minus_delta_up_to_the_facet_allowance(precision):
+    """z = (+-1, 0), (0, +-1): the origin is inside the square at distance delta = 1/sqrt(2) from every
+    edge, so m(K) = -1/sqrt(2) [RP14 Theorem 3].  K has exact rank 2 = its numerical rank, so the
+    facet bound applies: lower <= -1/sqrt(2) <= upper < 0 (exactly, in rationals), feasible=False,
+    and upper = value + allowance within twice the facet allowance 64 n u max||z_i|| of -delta (once
+    for the float facet value, once added).  Mutants of the facet upper
+    bound (``upper = None``, ``min(None, ...)``, ``min(upper, )``, ``value - allowance``, ...):
+    TypeError or an upper below m."""
+    K = np.array([[1.0, -1, 0, 0], [-1, 1, 0, 0], [0, 0, 1, -1], [0, 0, -1, 1]])
+    m = M.margin(K, precision=precision)
+    lo, up = _q(m.lower), _q(m.upper)
+    assert m.feasible is False and lo < 0 and up < 0
+    assert lo * lo >= Fraction(1, 2) >= up * up  # lower <= -1/sqrt(2) <= upper
+    slack = 2 * 64 * 4 * Fraction(u)  # max||z_i|| = 1
+    assert (slack - up) ** 2 >= Fraction(1, 2)  # upper <= -1/sqrt(2) + slack
+    assert verify_margin_exact(m, K) == ""
