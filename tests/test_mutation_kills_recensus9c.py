@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from reference.arithmetic import Arithmetic, gram_pow4_exponent
+from reference.data import check_gram
 from reference.exact import margin_witness_value, ratio_at_least, rational, verify_margin_exact
 from reference.margin import lower_bound, margin, upper_bound
 
@@ -144,3 +145,94 @@ def test_margin_of_a_gram_matrix_near_the_float64_maximum_counts_its_rank(K):
     assert f"within round-off of a matrix of rank {r} " in m.method and ", 0) = " not in m.method
     assert verify_margin_exact(m, K) == ""
     assert m.lower <= m.upper
+
+
+# -- _lower: the absolute allowance of alpha^T K alpha for products in the subnormal range ----------
+
+
+@pytest.mark.parametrize(
+    "B, v, e",
+    [
+        ([[1.25, -1.0, 0.0], [-1.0, 1.25, 0.0], [0.0, 0.0, 1.0]], [0.78, -0.21, -0.41], -535),  # B PSD
+        ([[1.25, 1.0, 1.5], [1.0, 1.25, 1.0], [1.5, 1.0, 2.0]], [-0.57, -0.74, -0.02], -535),
+    ],
+)
+def test_lower_bound_covers_subnormal_products_of_a_tiny_quadratic_form(B, v, e):
+    """K = diag(0, B) (the first point is the origin), alpha = (1/2, 2^e v): the big entry of alpha
+    meets a zero row, so (K alpha)_1 = 0 and min(K alpha) = 2^e min(B v) < 0, while
+    ||alpha||_K^2 = 2^(2e) v^T B v is a few 2^-1074: each product alpha_j (K alpha)_j of the
+    quadratic form is a few quanta of the subnormal range and rounds by up to 2^-1075, a relative
+    error of tens of per cent in alpha^T K alpha.  No product of K alpha underflows (e's
+    allowance is relative only) and alpha . e is ~0, so the absolute term 4 (n + 1) eta of eQ alone
+    keeps sqrt(fl(Q) - eQ) at or below the exact ||alpha||_K (with 4 / (n + 1) eta the negative
+    bound is above the exact quotient).  Here fl(Q) > eQ (||alpha||_K^2 ~ 21 and 32 2^-1074): the
+    bound is finite."""
+    K = np.zeros((4, 4))
+    K[1:, 1:] = B
+    alpha = np.concatenate([[0.5], np.ldexp(np.array(v), e)])
+    N, Q = margin_witness_value(K, alpha)
+    assert N < 0 < Q < 64 * ETA  # the quadratic form is a few subnormal quanta
+    assert M._underflow(np.abs(K), np.abs(alpha), Arithmetic(None)) == 0  # K alpha: no product underflows
+    lb = lower_bound(K, alpha)
+    assert -math.inf < lb < 0 and _lower_holds(K, alpha, lb)
+
+
+def test_no_claim_when_the_quadratic_form_is_negative_and_its_allowance_overflows():
+    """K = 2^-1072 [[4, 3, 1], [3, 1, 0], [1, 0, 4]] is indefinite (det < 0 in the leading 2 x 2) but
+    tiny, so check_gram's absolute PSD tolerance accepts it; alpha = (s, -s, 2^-1074) with
+    s = 0.99^(1/2) 2^513.5 (not scalable: its small entry would vanish).  On 4^-k K, K alpha > 0 in
+    every row and finite, alpha^T K alpha is finite and NEGATIVE (exactly too), while |alpha| .
+    |K alpha| overflows, so the allowance eQ is inf: ||alpha||_K is not certified positive and the
+    docstring's -inf is the only answer (any finite bound would claim a quotient that does not
+    exist; with the check on eQ dropped the bound was -2^-1074)."""
+    K = np.ldexp(np.array([[4.0, 3.0, 1.0], [3.0, 1.0, 0.0], [1.0, 0.0, 4.0]]), -1072)
+    check_gram(K, unit_diagonal=False, psd=True)  # an accepted input
+    s = math.sqrt(0.99) * 2.0**513.5
+    alpha = np.array([s, -s, ETA])
+    N, Q = margin_witness_value(K, alpha)
+    assert N > 0 > Q
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lower_bound(K, alpha) == -math.inf
+
+
+# -- _upper: the absolute allowances for products in the subnormal range ---------------------------
+
+
+@pytest.mark.parametrize(
+    "B, v, e",
+    [
+        ([[1.0, 0.5, 0.5], [0.5, 0.75, 0.75], [0.5, 0.75, 0.75]], [0.86, 0.8, 0.08], -536),
+        ([[0.75, 0.5, 0.25], [0.5, 1.5, 1.75], [0.25, 1.75, 2.25]], [0.49, 0.49, 0.42], -536),
+        ([[0.5, -0.75, 0.25], [-0.75, 2.25, -1.75], [0.25, -1.75, 2.25]], [0.03, 0.47, 0.15], -534),
+    ],
+)
+def test_upper_bound_covers_subnormal_products_of_a_tiny_quadratic_form(B, v, e):
+    """K = diag(0, B) (B PSD; the first point is the origin), p = (1/2, 2^e v) >= 0: K p = (0, 2^e B v)
+    has no underflowing product, but ||p||_K^2 = 2^(2e) v^T B v is a few 2^-1074 and each product
+    p_j (K p)_j rounds by up to 2^-1075 -- tens of per cent of it.  p . e is ~0, so only the
+    absolute term 4 (n + 1) eta of Q_hi keeps it at or above the exact ||p||_K^2 (with
+    4 / (n + 1) eta the upper bound falls below ||p||_K / 1^T p)."""
+    K = np.zeros((4, 4))
+    K[1:, 1:] = B
+    p = np.concatenate([[0.5], np.ldexp(np.array(v), e)])
+    assert M._underflow(np.abs(K), p, Arithmetic(None)) == 0  # K p: no product underflows
+    ub = upper_bound(K, p)
+    assert 0 < ub < math.inf and _upper_holds(K, p, ub)
+
+
+@pytest.mark.parametrize("m", [4, 19])
+def test_upper_bound_covers_underflowing_products_of_k_p(m):
+    """K = diag(1, 2^-1074 S), S = 5 J + 4 I (m x m, PSD; the 1 keeps K from being scaled), p = (0, 1/2,
+    ..., 1/2): every product of the subnormal block, 2.5 or 4.5 2^-1074, rounds (to even) down by
+    2^-1075, so each (K p)_j is computed m/2 2^-1074 low and ||p||_K^2 (about m^2 2^-1074) a
+    quarter of that per row low.  The underflow allowance 2 (n + 1) eta of each e_j (through
+    2 p . e in Q_hi) covers it; subtracted, or shrunk to 2 / (n + 1) eta (which rounds to 0), the
+    upper bound is below ||p||_K / 1^T p (m = 4 and m = 19)."""
+    K = np.zeros((m + 1, m + 1))
+    K[0, 0] = 1.0
+    K[1:, 1:] = np.ldexp(5.0 * np.ones((m, m)) + 4.0 * np.eye(m), -1074)
+    check_gram(K, unit_diagonal=False, psd=True)
+    p = np.concatenate([[0.0], np.full(m, 0.5)])
+    ub = upper_bound(K, p)
+    assert 0 < ub < math.inf and _upper_holds(K, p, ub)
