@@ -236,3 +236,13 @@ def test_upper_bound_covers_underflowing_products_of_k_p(m):
     p = np.concatenate([[0.0], np.full(m, 0.5)])
     ub = upper_bound(K, p)
     assert 0 < ub < math.inf and _upper_holds(K, p, ub)
+
+
+@pytest.mark.parametrize("c", [1.3, 1.4, 1.9])
+def test_lower_bound_below_the_smallest_normal_rounds_down(c):
+    """K = 2^-1074 I (scaled by 4^537), alpha = (1, c 2^-500): min(K alpha) / ||alpha||_K ~ c 2^-1037
+    exactly; the bound computed on 4^-k K (normal there) times 2^k is subnormal and inexact: it
+    must round down, not to nearest (which lands above the exact value for these c) nor up."""
+    K, alpha = np.diag([ETA, ETA]), np.array([1.0, c * 2.0**-500])
+    lb = lower_bound(K, alpha)
+    assert 0 < lb < 2.0**-1022 and _lower_holds(K, alpha, lb)
