@@ -192,11 +192,25 @@ class MinNormPoint:
 # -- validation ---------------------------------------------------------------------------------
 
 
-def _prepare(K, precision) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
-    """Validate K and precision; return (K in float64, K in the chosen arithmetic, ar)."""
+def _prepare(K, precision, as_stored: bool = True) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
+    """Validate K and precision; return (K in float64, K in the chosen arithmetic, ar).
+
+    ``as_stored`` (the certifying functions): in float64 mode an object K (mpf, int or Fraction
+    entries) is accepted only if float64 holds every entry exactly -- the certificates are
+    evaluated on the float64 matrix, and a rounded entry would make them certify another matrix
+    than K as stored (K_12 = -1 + 10^-20 rounds to -1: a separable pair read as z, -z)."""
     ar = arithmetic(precision)
     K = check_gram(K, unit_diagonal=False, name="K")
     Kf = to_float(K) if K.dtype == object else np.asarray(K, dtype=np.float64)
+    if as_stored and not ar.is_mp and K.dtype == object:
+        for (i, j), v in np.ndenumerate(K):
+            if (v if isinstance(v, Fraction) else rational(v)) != Fraction(Kf[i, j]):
+                raise ValueError(
+                    f"K has entries that float64 cannot hold (K[{i}, {j}] = {v} rounds to {float(Kf[i, j])!r}), and "
+                    "with precision=None the certificates are evaluated in float64 -- on the rounded matrix, "
+                    "not on K as stored; pass precision=D (the digits K was built at), or round K to float64 "
+                    "yourself (np.asarray(K, dtype=float)) to get the interval of the rounded matrix"
+                )
     # average only the asymmetric pairs, halves first: (a + b) / 2 overflows for entries ~1e308
     # (a / 2 + b / 2 is the same float in the normal range; a symmetric entry is kept as it is)
     Kf = np.where(Kf == Kf.T, Kf, Kf / 2 + Kf.T / 2)
@@ -405,7 +419,8 @@ def lower_bound(K, alpha, *, precision: Optional[int] = None):
     Raises
     ------
     ValueError
-        Bad K, alpha of the wrong length or not finite, bad precision.
+        Bad K (or, with ``precision=None``, an object K that float64 cannot hold exactly), alpha
+        of the wrong length or not finite, bad precision.
     """
     Kf, Km, ar = _prepare(K, precision)
     a = _check_vector("alpha", alpha, Kf.shape[0], ar)
@@ -420,7 +435,8 @@ def upper_bound(K, p, *, precision: Optional[int] = None):
     Raises
     ------
     ValueError
-        Bad K, p of the wrong length, negative, zero or not finite, bad precision.
+        Bad K (or, with ``precision=None``, an object K that float64 cannot hold exactly), p of
+        the wrong length, negative, zero or not finite, bad precision.
     """
     Kf, Km, ar = _prepare(K, precision)
     q = _check_vector("p", p, Kf.shape[0], ar)
@@ -694,7 +710,7 @@ def min_norm_point(K, *, precision: Optional[int] = None, max_iter: int = DEFAUL
         K not square / symmetric / finite / PSD, K = 0, bad precision or max_iter.
     """
     max_iter = check_int("max_iter", max_iter, low=1)
-    Kf, Km, ar = _prepare(K, precision)
+    Kf, Km, ar = _prepare(K, precision, as_stored=False)  # an estimate, no certificate: rounding K is fine
     return _mnp(Kf, Km, ar, max_iter)[0]
 
 
@@ -906,7 +922,9 @@ def margin(
         Symmetric PSD signed Gram matrix: ``reference.gram(X, y)`` gives rho_K,
         ``reference.signed_gram(X, y)`` gives rho (gamma_d of PT11 on augmented data).
     precision : int, optional
-        mpmath decimal digits for the final KKT solve and the certificates; ``None``: float64.
+        mpmath decimal digits for the final KKT solve and the certificates; ``None``: float64
+        (then an mpf / int / Fraction K must be exactly representable in float64: the
+        certificates would otherwise be about the rounded matrix).
     max_iter : int
         Budget of Wolfe cycles for the min-norm point.
     max_subsets : int
@@ -948,7 +966,9 @@ def margin(
     Raises
     ------
     ValueError
-        K not square / symmetric / finite / PSD, K = 0, bad precision, max_iter or max_subsets.
+        K not square / symmetric / finite / PSD (also: certified bounds that cross), K = 0, entries
+        of an object K that float64 cannot hold with ``precision=None``, bad precision, max_iter
+        or max_subsets.
     """
     max_iter = check_int("max_iter", max_iter, low=1)
     max_subsets = check_int("max_subsets", max_subsets, low=1)
@@ -963,7 +983,10 @@ def margin(
         raise ValueError(
             f"K is not positive semidefinite: the certified bounds cross (lower = {float(m.lower):.3e} from "
             f"alpha > upper = {float(m.upper):.3e} from p, impossible for a PSD K [RP14 Lemma 3]); pass a "
-            "PSD matrix, e.g. the Gram matrix of your points (reference.gram / signed_gram)"
+            "PSD matrix, e.g. the Gram matrix of your points (reference.gram / signed_gram); in float64 the Gram "
+            "matrix of points of very different norms can lose PSD-ness to underflow (a squared norm rounded to "
+            "0 beside a nonzero inner product): then build it at D digits, signed_gram(X, y, precision=D), and "
+            "pass precision=D"
         )
     return m
 

@@ -76,9 +76,56 @@ def test_crossed_bounds_error_names_the_bounds_and_the_fix():
     assert msg.startswith("K is not positive semidefinite: the certified bounds cross")
     lo, up = re.search(r"lower = (\S+) from alpha > upper = (\S+) from p", msg).groups()
     assert float(lo) > float(up)
-    assert msg.endswith(
-        "pass a PSD matrix, e.g. the Gram matrix of your points (reference.gram / signed_gram)"
-    ), msg
+    assert "pass a PSD matrix, e.g. the Gram matrix of your points (reference.gram / signed_gram)" in msg, msg
+    assert msg.endswith("build it at D digits, signed_gram(X, y, precision=D), and pass precision=D"), msg
+
+
+def test_crossed_bounds_of_an_underflowed_float_gram_matrix_point_to_the_digits_fix():
+    """z_1 = 3 2^-600, z_2 = 2^-40, z_3 = 1 (R^1, all on one side: m = min |z_i| = 3 2^-600 > 0).  In
+    float64, signed_gram's K_11 = 9 2^-1200 underflows to 0 while K_12 = 3 2^-640 does not, so K as
+    stored is not PSD (det [[0, K_12], [K_12, K_22]] < 0): margin() refuses it, and its message
+    gives the fix that works -- the Gram matrix at D digits with precision=D, whose interval holds
+    the closed form 3 2^-600 exactly (rationals)."""
+    X, y = np.array([[3 * 2.0**-600], [2.0**-40], [1.0]]), np.ones(3)
+    K = reference.signed_gram(X, y)
+    assert K[0, 0] == 0 and K[0, 1] == 3 * 2.0**-640  # the underflow
+    with pytest.raises(ValueError, match="K is not positive semidefinite") as err:
+        M.margin(K)
+    assert "signed_gram(X, y, precision=D), and pass precision=D" in str(err.value)
+    Kd = reference.signed_gram(X, y, precision=30)
+    m = M.margin(Kd, precision=30)
+    assert m.feasible is True and _q(m.lower) <= 3 * Fraction(2) ** -600 <= _q(m.upper)
+    assert verify_margin_exact(m, Kd) == ""
+
+
+# -- _prepare: an object K that float64 cannot hold is not silently rounded in float64 mode --------
+
+
+def test_mpf_k_that_float64_cannot_hold_is_refused_in_float64_mode():
+    """Regression (bug found here): K = [[1, -1 + 10^-20], [-1 + 10^-20, 1]] at 40 digits is the Gram
+    matrix of two unit vectors at angle just below pi: separable, m = sqrt(10^-20 / 2) ~ 7.07e-11
+    (p* = (1/2, 1/2)) [RP14 Lemma 3].  With precision=None, margin() rounded K to float64 (K_12 =
+    -1, the pair z, -z) and certified feasible=False, upper = -1 < 0 < m -- a false claim about K as
+    stored, refuted by verify_margin_exact.  Now a ValueError naming precision and the fix; with
+    precision=30 the interval holds m.  lower_bound / upper_bound (same float64 certificates) refuse
+    too; an object K that float64 holds exactly keeps working, as does min_norm_point (an estimate)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        d = mpmath.mpf("1e-20")
+        K = np.array([[mpmath.mpf(1), -1 + d], [-1 + d, mpmath.mpf(1)]], dtype=object)
+        m2 = rational(d) / 2  # exact m^2 of K as stored
+    for call in (lambda: M.margin(K), lambda: M.lower_bound(K, [1, 1]), lambda: M.upper_bound(K, [1, 1])):
+        with pytest.raises(ValueError, match=r"K has entries that float64 cannot hold \(K\[0, 1\] = .* rounds to -1\.0\)") as err:
+            call()
+        assert "pass precision=D" in str(err.value) and "np.asarray(K, dtype=float)" in str(err.value)
+    m = M.margin(K, precision=30)
+    assert m.feasible is True and _q(m.lower) ** 2 <= m2 <= _q(m.upper) ** 2
+    assert verify_margin_exact(m, K) == ""
+    assert M.min_norm_point(K).p.tolist() == [0.5, 0.5]  # on the rounded K: an estimate, not refused
+    Kx = np.array([[mpmath.mpf(1), mpmath.mpf(-0.5)], [mpmath.mpf(-0.5), 1]], dtype=object)  # exact in float64
+    mx = M.margin(Kx)
+    assert mx.feasible is True and _q(mx.lower) ** 2 <= Fraction(1, 4) <= _q(mx.upper) ** 2
 
 
 # -- _margin: the exact re-check of a separation below the float allowance, at EXACT_MAX_N -----------
