@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import mpmath
 import numpy as np
+import scipy.sparse as sp
+
+from .data import check_data, check_real
 
 if TYPE_CHECKING:  # result.py imports this module (its exact fallback); no cycle at run time
     from .result import Result
@@ -196,10 +199,23 @@ def _eps(precision: str) -> Fraction:
     return Fraction(2) ** -52
 
 
+def _approx(v: Fraction) -> str:
+    """``v`` to 4 digits for a message, also where float64 cannot show it: ``float(v)`` raises
+    beyond ~1.8e308 and turns a nonzero value below its subnormals into 0."""
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if math.isfinite(f) and (f != 0 or v == 0):
+        return f"{f:.3e}"
+    with mpmath.workdps(30):
+        return mpmath.nstr(mpmath.mpf(v.numerator) / v.denominator, 4, min_fixed=1, max_fixed=0)
+
+
 def _positive(values: Sequence[Fraction], what: str) -> str:
     for i, v in enumerate(values):
         if not v > 0:
-            return f"{what}_{i} = {float(v):.3e} is not > 0 in exact arithmetic"
+            return f"{what}_{i} = {_approx(v)} is not > 0 in exact arithmetic"
     return ""
 
 
@@ -262,12 +278,17 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
     ------
     ValueError
         Unknown algorithm, missing ``y`` for a primal algorithm, a certificate without a
-        known accuracy, ``rho`` for another algorithm than the two Perceptrons, or a ``w``
-        whose length is not the patterns' (a Perceptron's bias coordinate without ``rho``).
+        known accuracy, ``rho`` for another algorithm than the two Perceptrons, ``rho`` not a
+        finite real >= 0 (what the Perceptrons accept), bad data or labels (as the algorithms
+        check them: :func:`reference.data.check_data`), or a ``w`` whose length is not the
+        patterns' (a Perceptron's bias coordinate without ``rho``, or ``rho`` for a run without).
     """
     name = result.algorithm
-    if rho is not None and name not in ("perceptron", "normalized_perceptron"):
-        raise ValueError(f"rho is the bias of the Perceptrons' runs; a {name} result records what it ran on: drop rho=")
+    perceptrons = ("perceptron", "normalized_perceptron")
+    if rho is not None:
+        if name not in perceptrons:
+            raise ValueError(f"rho is the bias of the Perceptrons' runs; a {name} result records what it ran on: drop rho=")
+        check_real("rho", rho, low=0, hint="pass the rho= the run was given, or rho=None for a run without bias")
     if result.status not in (SEPARATOR, CERTIFICATE):
         return ""
     if name in GRAM_ALGORITHMS:
@@ -281,14 +302,22 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
     if name in PRIMAL_ALGORITHMS:
         if y is None:
             raise ValueError(f"{name} claims a separator of data: pass y, the labels")
+        X, y = check_data(data, y, nonzero=False)  # the validator the algorithms read X, y with
+        data = X if sp.issparse(data) else data  # else as given: a Python int beyond 2^53 stays exact
         if name in ("pfm", "pdm", "pdm_succ"):
             Y = _patterns_exact(data, y, result.info.get("rho"), result.info.get("Delta"))
         else:
             Y = _patterns_exact(data, y, rho, None)
         w = [rational(v) for v in np.ravel(result.w)]
-        if any(len(row) != len(w) for row in Y):  # never a dot product of unequal lengths (zip would cut w)
-            fix = "pass rho=, the bias it ran with" if name in ("perceptron", "normalized_perceptron") else "pass the data it ran on"
-            raise ValueError(f"w has {len(w)} coordinates, the patterns of the data {len(Y[0])}: {fix}")
+        d = len(Y[0])
+        if len(w) != d:  # never a dot product of unequal lengths (zip would cut w)
+            if name in perceptrons and rho is None and len(w) == d + 1:
+                fix = "pass rho=, the bias it ran with (w[-1] multiplies it)"
+            elif name in perceptrons and rho is not None and len(w) == d - 1:
+                fix = "drop rho=: w has no bias coordinate, the run had none"
+            else:
+                fix = "pass the data it ran on"
+            raise ValueError(f"w has {len(w)} coordinates, the patterns of the data {d}: {fix}")
         return _positive([_dot(row, w) for row in Y], "y_i <w, x_i>")
     raise ValueError(f"unknown algorithm {name!r}; expected one of {GRAM_ALGORITHMS + PRIMAL_ALGORITHMS}")
 

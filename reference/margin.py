@@ -192,21 +192,49 @@ class MinNormPoint:
 # -- validation ---------------------------------------------------------------------------------
 
 
+def _digits(v) -> str:
+    """An entry of an object K in full, for a message (``str`` of an mpf shows the context's 15 digits:
+    -1 + 10^-30 would read -1.0)."""
+    if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) and v != 0:
+        return mpmath.nstr(v, max(17, int(v.man.bit_length() * 0.30103) + 1))
+    return str(v)
+
+
+def _exact_integers(K):
+    """``K`` as an object array of Python ints if it is an integer array that float64 cannot hold
+    exactly (beyond 2^53), else ``K`` unchanged (check_gram reads it, and says what is wrong)."""
+    try:
+        raw = np.asarray(K)
+    except (TypeError, ValueError):
+        return K
+    if raw.dtype.kind not in "iu":
+        return K
+    info = np.iinfo(raw.dtype)
+    Kf = raw.astype(np.float64)
+    inside = (Kf >= float(info.min)) & (Kf < float(info.max) + 1)  # float(max) + 1: 2^63 (2^64, ...)
+    if np.all(inside & (np.where(inside, Kf, 0).astype(raw.dtype) == raw)):
+        return K
+    return raw.astype(object)
+
+
 def _prepare(K, precision, as_stored: bool = True) -> Tuple[np.ndarray, np.ndarray, Arithmetic]:
     """Validate K and precision; return (K in float64, K in the chosen arithmetic, ar).
 
     ``as_stored`` (the certifying functions): in float64 mode an object K (mpf, int or Fraction
     entries) is accepted only if float64 holds every entry exactly -- the certificates are
     evaluated on the float64 matrix, and a rounded entry would make them certify another matrix
-    than K as stored (K_12 = -1 + 10^-20 rounds to -1: a separable pair read as z, -z)."""
+    than K as stored (K_12 = -1 + 10^-20 rounds to -1: a separable pair read as z, -z).  An
+    integer K (int64: 2^60 - 1 rounds to 2^60) whose entries float64 cannot all hold is read as
+    the object array of its Python ints, so it meets the same check (and is exact at D digits)."""
     ar = arithmetic(precision)
+    K = _exact_integers(K)
     K = check_gram(K, unit_diagonal=False, name="K")
     Kf = to_float(K) if K.dtype == object else np.asarray(K, dtype=np.float64)
     if as_stored and not ar.is_mp and K.dtype == object:
         for (i, j), v in np.ndenumerate(K):
             if (v if isinstance(v, Fraction) else rational(v)) != Fraction(Kf[i, j]):
                 raise ValueError(
-                    f"K has entries that float64 cannot hold (K[{i}, {j}] = {v} rounds to {float(Kf[i, j])!r}), and "
+                    f"K has entries that float64 cannot hold (K[{i}, {j}] = {_digits(v)} rounds to {float(Kf[i, j])!r}), and "
                     "with precision=None the certificates are evaluated in float64 -- on the rounded matrix, "
                     "not on K as stored; pass precision=D (the digits K was built at), or round K to float64 "
                     "yourself (np.asarray(K, dtype=float)) to get the interval of the rounded matrix"
@@ -223,10 +251,10 @@ def _prepare(K, precision, as_stored: bool = True) -> Tuple[np.ndarray, np.ndarr
         with ar.context():
             Km = ar.array(K)
             n = Km.shape[0]
-            for i in range(n):  # exact symmetrization (check_gram allows 1e-10 asymmetry)
+            for i in range(n):  # symmetrization (check_gram allows 1e-10 asymmetry)
                 for j in range(i + 1, n):
-                    v = (Km[i, j] + Km[j, i]) / 2
-                    Km[i, j] = Km[j, i] = v
+                    if Km[i, j] != Km[j, i]:  # a symmetric pair is kept as stored: (a + a) / 2 rounds an
+                        Km[i, j] = Km[j, i] = (Km[i, j] + Km[j, i]) / 2  # entry finer than D digits
     else:
         Km = Kf
     return Kf, Km, ar

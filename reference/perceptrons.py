@@ -204,7 +204,8 @@ def perceptron(
         argmin_i y_i <w_k, x_i> (smallest index on ties).
     rho : float, optional
         Bias by augmentation, x_i -> [x_i, rho] (PT11 Sec. 2); ``w[-1]`` multiplies rho.
-        ``None`` (default): no bias, and zero rows are rejected.
+        ``None`` (default): no bias, and zero rows are rejected.  The Result does not record
+        it: re-check with ``verify_exact(result, X, y, rho=rho)``.
     max_iter : int
         Budget on k, the number of updates.
     trace : bool
@@ -299,7 +300,8 @@ def normalized_perceptron(
         which w separate, so the returned w separates X as well.
     rho : float, optional
         Bias by augmentation, x_i -> [x_i, rho] (before normalizing); ``w[-1]`` multiplies
-        rho.  ``None`` (default): no bias, and zero rows are rejected.
+        rho.  ``None`` (default): no bias, and zero rows are rejected.  The Result does not
+        record it: re-check with ``verify_exact(result, X, y, rho=rho)``.
     max_iter : int
         Budget on k.
     trace : bool

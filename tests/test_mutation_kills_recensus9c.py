@@ -19,19 +19,12 @@ import pytest
 
 from reference.arithmetic import Arithmetic, gram_pow4_exponent
 from reference.data import check_gram
-from reference.exact import margin_witness_value, ratio_at_least, rational, verify_margin_exact
+from reference.exact import margin_witness_value, verify_margin_exact
 from reference.margin import lower_bound, margin, upper_bound
+from tests.test_mutation_kills_recensus8_margin import _lower_holds, _upper_holds  # one exact check of a bound
 
 M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
 ETA = 2.0**-1074  # smallest positive subnormal
-
-
-def _lower_holds(K, alpha, lb) -> bool:
-    """lb <= min(K alpha)_i / ||alpha||_K exactly (-inf always holds)."""
-    if lb == -math.inf:
-        return True
-    N, Q = margin_witness_value(np.asarray(K, dtype=np.float64), alpha)
-    return Q > 0 and ratio_at_least(N, Q, rational(lb))
 
 
 # -- _lower: a positive quotient below the normal range, with no product underflowing ------------
@@ -52,14 +45,6 @@ def test_subnormal_positive_quotient_without_underflowing_products_rounds_down()
     assert 0 < lb < 2.0**-1070 and _lower_holds(K, alpha, lb)
     lo = M._lower(K, alpha, Arithmetic(None))  # unscaled (lower_bound works on 4^-1 K here)
     assert 0 < lo < 2.0**-1070 and _lower_holds(K, alpha, lo)
-
-
-def _upper_holds(K, p, ub) -> bool:
-    """ub >= ||p||_K / 1^T p exactly (inf always holds)."""
-    K = np.asarray(K, dtype=np.float64)
-    P = [rational(v) for v in p]
-    Q = sum(P[i] * rational(K[i, j]) * P[j] for i in range(len(P)) for j in range(len(P)))
-    return ub == math.inf or (ub >= 0 and rational(ub) ** 2 * sum(P) ** 2 >= Q)
 
 
 # -- scaling by 4^-k: exact, and it keeps the bounds finite and tight ------------------------------
