@@ -55,7 +55,7 @@ PRIMAL_ALGORITHMS = ("perceptron", "normalized_perceptron", "pfm", "pdm", "pdm_s
 
 
 def rational(v) -> Fraction:
-    """The exact rational value of a float, numpy scalar, int or ``mpmath.mpf``.
+    """The exact rational value of a float, numpy scalar, int, ``Fraction`` or ``mpmath.mpf``.
 
     Raises
     ------
@@ -68,6 +68,8 @@ def rational(v) -> Fraction:
         man, exp = v.man_exp  # |v| = man 2^exp (man is unsigned)
         mag = Fraction(int(man)) * (Fraction(2) ** int(exp)) if man else Fraction(0)
         return -mag if v < 0 else mag
+    if isinstance(v, Fraction):
+        return v  # as it is (float(v) would round 1/3, or -1 + 10^-40 to -1)
     if isinstance(v, (bool, np.bool_)):
         return Fraction(int(v))
     if isinstance(v, (int, np.integer)):
@@ -81,6 +83,10 @@ def rational(v) -> Fraction:
     return Fraction(f)
 
 
+class _NotDyadic(ValueError):
+    """A value that is not m 2^e (a Fraction such as 1/3)."""
+
+
 def _dyadic(values: Sequence) -> Tuple[List[int], int]:
     """Integers m_i and one exponent E with values_i = m_i 2^E exactly (all values dyadic)."""
     fr = [rational(v) for v in values]
@@ -88,7 +94,7 @@ def _dyadic(values: Sequence) -> Tuple[List[int], int]:
     for f in fr:
         d = f.denominator
         if d & (d - 1):
-            raise ValueError(f"{f} is not a dyadic rational")
+            raise _NotDyadic(f"{f} is not a dyadic rational")
         E = min(E, -(d.bit_length() - 1))
     return [f.numerator << ((-E) - (f.denominator.bit_length() - 1)) for f in fr], E
 
@@ -97,10 +103,14 @@ def exact_matvec(A, x) -> List[Fraction]:
     """(A x)_i exactly, for a 2-D array A and a vector x of floats / mpf / ints."""
     A = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
     rows, cols = A.shape
-    a_int, ea = _dyadic(list(A.ravel()))
-    x_int, ex = _dyadic(list(np.ravel(x)))
-    if len(x_int) != cols:
-        raise ValueError(f"the vector has length {len(x_int)}, the matrix {cols} columns")
+    if len(np.ravel(x)) != cols:
+        raise ValueError(f"the vector has length {len(np.ravel(x))}, the matrix {cols} columns")
+    try:
+        a_int, ea = _dyadic(list(A.ravel()))
+        x_int, ex = _dyadic(list(np.ravel(x)))
+    except _NotDyadic:  # a Fraction such as 1/3: plain rational arithmetic
+        xr = [rational(v) for v in np.ravel(x)]
+        return [_dot([rational(v) for v in A[i]], xr) for i in range(rows)]
     scale = Fraction(2) ** (ea + ex)
     out = []
     for i in range(rows):

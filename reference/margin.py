@@ -200,6 +200,29 @@ def _digits(v) -> str:
     return str(v)
 
 
+def _keep_as_stored(K: np.ndarray, Km: np.ndarray, precision: int) -> None:
+    """Put back into ``Km`` the exact value of every int / Fraction entry of ``K`` that ``ar.array``
+    rounded to D digits (an int wider than D digits: -2^200 + 1 read as -2^200 makes a separable
+    pair z, -z): as an mpf of as many bits as it needs (the arithmetic at D digits rounds only what
+    is computed from it, as for an mpf entry finer than D digits).  A Fraction that is not m 2^e
+    (1/3) has no such value: a ValueError."""
+    for (i, j), v in np.ndenumerate(K):
+        if isinstance(v, mpmath.mpf):
+            continue
+        r = rational(v)
+        if rational(Km[i, j]) == r:
+            continue
+        den = r.denominator
+        if den & (den - 1):
+            raise ValueError(
+                f"K[{i}, {j}] = {v} is not a binary number m 2^e, so no mpf holds it and the certificates at "
+                f"precision={precision} would be about K rounded; pass K as mpf entries built at the digits you "
+                "want certified (e.g. reference.signed_gram(X, y, precision=D))"
+            )
+        with mpmath.workprec(max(r.numerator.bit_length(), 1)):
+            Km[i, j] = mpmath.ldexp(mpmath.mpf(r.numerator), 1 - den.bit_length())  # exact
+
+
 def _exact_integers(K):
     """``K`` as an object array of Python ints if it is an integer array that float64 cannot hold
     exactly (beyond 2^53), else ``K`` unchanged (check_gram reads it, and says what is wrong)."""
@@ -250,6 +273,8 @@ def _prepare(K, precision, as_stored: bool = True) -> Tuple[np.ndarray, np.ndarr
     if ar.is_mp:
         with ar.context():
             Km = ar.array(K)
+            if as_stored and K.dtype == object:
+                _keep_as_stored(K, Km, precision)
             n = Km.shape[0]
             for i in range(n):  # symmetrization (check_gram allows 1e-10 asymmetry)
                 for j in range(i + 1, n):
@@ -574,9 +599,12 @@ def _solve_mp(A: np.ndarray, b: np.ndarray, ar: Arithmetic) -> np.ndarray:
     """Solve A x = b at the working mpmath precision.
 
     Mixed-precision iterative refinement while it contracts: float64 solves of the residual
-    b - A x, each entry summed exactly and rounded once (``mpmath.fdot``).  A residual that
-    accurate (not rounded at eps |A| |x|, as a working-precision product would be) makes the
-    refinement converge to x within ~eps relative for every A whose float64 factorization contracts
+    b - A x, each entry by ``mpmath.fdot``: exact products, summed without rounding except that a
+    term more than twice the working precision (in bits) below the running sum is dropped, then
+    rounded once -- an error below ~n u^2 |A| |x| (``fdot([1e100, 1, -1e100])`` is 0 at 30 digits).
+    A residual that accurate (not rounded at eps |A| |x|, as a working-precision product would
+    be) makes the refinement converge to x within ~eps relative for every A whose float64
+    factorization contracts
     (cond(A) u_64 well below 1), however ill-conditioned A is at the working precision
     [Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Sec. 12.1: refinement with a
     residual in extra precision has limiting accuracy ~u].  So a correction that stops shrinking
@@ -995,8 +1023,8 @@ def margin(
     ------
     ValueError
         K not square / symmetric / finite / PSD (also: certified bounds that cross), K = 0, entries
-        of an object K that float64 cannot hold with ``precision=None``, bad precision, max_iter
-        or max_subsets.
+        of an object K that float64 cannot hold with ``precision=None`` (or, with ``precision=D``,
+        a Fraction entry that is not m 2^e), bad precision, max_iter or max_subsets.
     """
     max_iter = check_int("max_iter", max_iter, low=1)
     max_subsets = check_int("max_subsets", max_subsets, low=1)

@@ -184,3 +184,39 @@ def test_float64_refusal_of_an_mpf_k_shows_the_entry_in_full():
     """The message showed K[0, 1] = -1.0 (mpf's 15-digit str) for -1 + 10^-30."""
     with pytest.raises(ValueError, match=r"K\[0, 1\] = -0\.99999999999999999999999999999"):
         ref.margin(_fine_gram())
+
+
+# -- exact values of int / Fraction entries: in margin at D digits, and in the verifiers ----------
+
+
+def test_rational_of_a_fraction_is_the_fraction():
+    """rational(Fraction(1, 3)) was Fraction(float(1/3)) -- the verifiers checked a rounded K."""
+    assert ref.exact.rational(Fraction(1, 3)) == Fraction(1, 3)
+    K = np.array([[Fraction(1, 3), Fraction(0)], [Fraction(0), Fraction(1)]], dtype=object)
+    assert ref.exact.exact_matvec(K, [1.0, 0.0]) == [Fraction(1, 3), Fraction(0)]
+
+
+def test_margin_at_d_digits_keeps_python_ints_wider_than_d_digits():
+    """K = [[A, -A + 1], [-A + 1, A]] with A = 2^200 (Python ints): at 30 digits ar.array read -A + 1
+    as -A (z, -z) and the claim was feasible=False, upper ~ -1.3e30, refuted by alpha = (1/2, 1/2)."""
+    a = 2**200
+    K = np.array([[a, -a + 1], [-a + 1, a]], dtype=object)
+    m = ref.margin(K, precision=30)
+    assert ref.verify_margin_exact(m, K) == ""
+    assert m.feasible is True and ref.exact.rational(m.lower) ** 2 <= Fraction(1, 2) <= ref.exact.rational(m.upper) ** 2
+
+
+def test_margin_at_d_digits_keeps_a_binary_fraction_and_refuses_one_no_mpf_holds():
+    """K_12 = -1 + 2^-140 as a Fraction: at 30 digits it was rounded to -1 (feasible=False, upper =
+    -1: a false claim the verifier could not see, since it rounded the Fraction too).  Now it is
+    exact (m(K) = sqrt(2^-141) ~ 6.0e-22 is bracketed); -1 + 10^-40 has no binary value: refused."""
+    off = Fraction(-1) + Fraction(1, 2**140)
+    K = np.array([[Fraction(1), off], [off, Fraction(1)]], dtype=object)
+    for D in (30, 50):
+        m = ref.margin(K, precision=D)
+        assert ref.verify_margin_exact(m, K) == "" and m.feasible is True
+        assert ref.exact.rational(m.lower) ** 2 <= Fraction(1, 2**141) <= ref.exact.rational(m.upper) ** 2
+    off = Fraction(-1) + Fraction(1, 10**40)
+    K = np.array([[Fraction(1), off], [off, Fraction(1)]], dtype=object)
+    with pytest.raises(ValueError, match=r"K\[0, 1\] = .* is not a binary number m 2\^e.*precision=30"):
+        ref.margin(K, precision=30)
