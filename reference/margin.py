@@ -612,10 +612,9 @@ def _solve_mp(A: np.ndarray, b: np.ndarray, ar: Arithmetic) -> np.ndarray:
     (:func:`_gauss_mp`).  A singular system falls back to the float64 least-squares solution.
 
     The rule, exactly: refinement returns x after the first correction dx with
-    max|dx| / max|x| <= 10 eps (eps = 10^-D); it hands over to elimination when a relative correction
+    max|dx| / max(max|x|, 1e-300) <= 10 eps (eps = 10^-D); it hands over to elimination when a relative correction
     is more than a quarter of the previous one (a quarter exactly still contracts), or when 60
-    corrections have not reached 10 eps (a cap on the work: 60 float64 solves of O(m^2) each
-    after the first).
+    corrections have not reached 10 eps (a cap on the work).
     """
     Af = to_float(A)
     target = ar.eps * 10
