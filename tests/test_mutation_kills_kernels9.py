@@ -1,0 +1,144 @@
+"""Kills of the session-9 kernel mutants: mutmut's operators on the lines of
+reference/fast/rp14_kernels.py and pt11_kernels.py changed since the session-5 run (e823882), applied
+by benchmarks/mutation/kernel_mut.py (benchmarks/mutation/kernels.md, "Session 9").
+
+Each test runs the compiled engine on an instance that reaches the mutated line and asks for what
+the README promises: the textbook engine's status, counter and iterates.  Expected values are
+worked by hand in the comments (dyadic data: every sum and product is exact), never read off the
+library.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reference
+
+numba = pytest.importorskip("numba", reason="the compiled engine needs numba: pip install 'perceptron-margins[fast]'")
+
+UNDER = 2.0**-1074  # the smallest subnormal (reference.arithmetic.UNDERFLOW)
+
+
+def _both(fn, *args, **kw):
+    return fn(*args, **kw), fn(*args, engine="fast", **kw)
+
+
+def test_cyclic_perceptron_underflow_allowance_is_the_textbooks():
+    """A mistake is a margin not above (dim + 16) eps |z_i|.|w| + (2 dim + 4) UNDERFLOW
+    (reference.result.separator_allowance); with margins in the subnormal range only the
+    second term counts.  z_0 = z_1 = (0, t), z_2 = (1, 0), t = 3 2^-537 (t^2 = 9 UNDERFLOW,
+    exact), dim = 2: allowance 8 UNDERFLOW.
+    k = 0: every margin is 0, z_0 is the mistake: w_1 = (0, t).  k = 1: the scan starts at z_1,
+    margin t^2 = 9 UNDERFLOW > 8 UNDERFLOW: no mistake; z_2 has margin 0: w_2 = (1, t), every
+    margin > 0 (9 UNDERFLOW, 9 UNDERFLOW, 1) beyond the allowance: a separator at k = 2.
+    An allowance of 9 UNDERFLOW (2 dim + 5) takes z_1 as the mistake instead (separator at k = 3)."""
+    t = 3 * 2.0**-537
+    assert t * t == 9 * UNDER
+    X = np.array([[0.0, t], [0.0, t], [1.0, 0.0]])
+    a, b = _both(reference.perceptron, X, np.ones(3, dtype=int), trace=True)
+    for r in (a, b):
+        assert (r.status, r.iterations) == (reference.SEPARATOR, 2), r.message
+        np.testing.assert_array_equal(r.w, [1.0, t])
+        np.testing.assert_array_equal(r.trace[1].w, [0.0, t])
+
+
+@pytest.mark.parametrize("name", ["nkp", "nvn", "snkp", "snkpvn"])
+def test_a_trace_with_no_step_records_the_start(name):
+    """max_iter = 0 with trace=True: one state, the algorithm's start (alpha_0 = 0 for NKP,
+    p_0 = 1_n/n for NVN, alpha_0 = 1_n/n and mu_0 for SNKP / SNKPVN), as the textbook records it.
+    X = (e1, -e1, e2), y = 1: not separable, so no exit at k = 0."""
+    G = reference.gram(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), np.ones(3))
+    third = np.full(3, 1.0 / 3)
+    calls = {
+        "nkp": lambda **kw: reference.nkp(G, **kw),
+        "nvn": lambda **kw: reference.nvn(G, 1e-3, **kw),
+        "snkp": lambda **kw: reference.snkp(G, **kw),
+        "snkpvn": lambda **kw: reference.snkpvn(G, third, 1e-3, **kw),
+    }
+    a, b = _both(calls[name], max_iter=0, trace=True)
+    assert (a.status, a.iterations, len(a.trace)) == (b.status, b.iterations, len(b.trace)) == (reference.MAX_ITER, 0, 1)
+    start = {"nkp": ("alpha", np.zeros(3)), "nvn": ("p", third), "snkp": ("alpha", third), "snkpvn": ("alpha", third)}[name]
+    for r in (a, b):
+        np.testing.assert_array_equal(getattr(r.trace[0], start[0]), start[1])
+    if name.startswith("snkp"):
+        assert a.trace[0].mu == b.trace[0].mu == (2.0 if name == "snkp" else 6.0)  # mu_0 := 2, or 2n
+        np.testing.assert_allclose(b.trace[0].p, a.trace[0].p, rtol=1e-15)
+
+
+# -- a refused claim: the kernel goes on from its state, past the exit test already taken -----------
+# Natural refusals of Gram claims are rare (the kernels' exit tests take the verifier's allowance), so
+# the verifiers of both engines are made to refuse the first separator claim of a run; the textbook
+# driver then steps on from that state (reference.result.drive), and the fast engine must resume its
+# kernel there, the exit test at that iteration not taken again.
+
+
+def _refusing_first(verify, count):
+    def refusing(*args, **kw):
+        count[0] += 1
+        return "refused by the test" if count[0] == 1 else verify(*args, **kw)
+
+    return refusing
+
+
+def _feasible():
+    """39 points in R^3, separable with a margin (tests/test_fast_resume.py's instance)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    s = X @ np.array([1.0, -2.0, 0.5])
+    keep = np.abs(s) > 0.05
+    return X[keep], np.where(s[keep] >= 0, 1, -1)
+
+
+# (Not the cyclic Perceptron: its textbook step takes the first margin within the allowance as the
+# mistake, and a refusal the allowance does not explain leaves it none.)
+_REFUSED = {
+    # name: (textbook module, its Algorithm, the fast engine's verifier, the run)
+    "most_violated": (
+        "perceptrons",
+        "PERCEPTRON",
+        "verify_separator_primal",
+        lambda X, y, G, **kw: reference.perceptron(X, y, rule="most_violated", **kw),
+    ),
+    "normalized_perceptron": (
+        "perceptrons",
+        "NORMALIZED_PERCEPTRON",
+        "verify_separator_primal",
+        lambda X, y, G, **kw: reference.normalized_perceptron(X, y, **kw),
+    ),
+    "nkp": ("perceptrons", "NKP", "verify_separator_gram", lambda X, y, G, **kw: reference.nkp(G, **kw)),
+    "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 1e-9, **kw)),
+    "snkp": ("smoothed", "SNKP", "verify_separator_gram", lambda X, y, G, **kw: reference.snkp(G, **kw)),
+    "snkpvn": (
+        "smoothed",
+        "SNKPVN",
+        "verify_separator_gram",
+        lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 1e-9, **kw),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(_REFUSED))
+def test_after_a_refused_first_claim_both_engines_go_on_alike(monkeypatch, name):
+    import dataclasses
+    import importlib
+
+    from reference.fast import engine
+
+    module, algorithm, verifier, run = _REFUSED[name]
+    X, y = _feasible()
+    G = reference.gram(X, y)
+    plain = run(X, y, G, max_iter=2000)
+    assert plain.status == reference.SEPARATOR  # the claim the verifiers will refuse, at plain.iterations
+    mod = importlib.import_module(f"reference.{module}")
+    algo = getattr(mod, algorithm)
+    slow_count, fast_count = [0], [0]
+    monkeypatch.setattr(mod, algorithm, dataclasses.replace(algo, verify=_refusing_first(algo.verify, slow_count)))
+    monkeypatch.setattr(engine, verifier, _refusing_first(getattr(engine, verifier), fast_count))
+    slow, fast = run(X, y, G, max_iter=2000), run(X, y, G, max_iter=2000, engine="fast")
+    assert slow_count[0] >= 2 and fast_count[0] >= 2  # the refused claim, then at least one more
+    assert slow.iterations > plain.iterations  # the textbook stepped on past the refused claim
+    assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message), (fast.message, slow.message)
+    vs = slow.w if slow.w is not None else slow.alpha
+    vf = fast.w if fast.w is not None else fast.alpha
+    np.testing.assert_allclose(vf, vs, rtol=1e-9, atol=1e-12)
