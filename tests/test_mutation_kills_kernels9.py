@@ -142,3 +142,20 @@ def test_after_a_refused_first_claim_both_engines_go_on_alike(monkeypatch, name)
     vs = slow.w if slow.w is not None else slow.alpha
     vf = fast.w if fast.w is not None else fast.alpha
     np.testing.assert_allclose(vf, vs, rtol=1e-9, atol=1e-12)
+
+
+def test_pdm_threshold_after_the_unverified_update_is_at_t():
+    """PDM (eps = 1/2, active sets, multiple updates) on z = y_i [x_i, 1] with x = (1 - 2^-52, -3, -2),
+    y = (1, 1, -1): the run converges at t = 8 with a separator the verifier refuses (a margin of
+    2^-52-ish scale), counts the first pattern within round-off as a mistake, and goes on to the budget.
+    After that update theta_t = eps_bar ell_t / t  [PT11 box] with t = 9, the update count (not another
+    counter of the state: the epoch count is 8): the fast engine must take the textbook's steps, bit
+    for bit."""
+    X, y = np.array([[1.0 - 2.0**-52], [-3.0], [-2.0]]), np.array([1, 1, -1])
+    opts = dict(active_sets=True, multiple_updates=True, max_iter=300)
+    a, b = _both(reference.pdm, X, y, 0.5, **opts)
+    assert a.info["t_c"] == (8,) and a.status == reference.MAX_ITER  # the refused convergence at t = 8
+    assert (b.status, b.iterations, b.message) == (a.status, a.iterations, a.message)
+    np.testing.assert_array_equal(b.w, a.w)
+    for key in ("t_c", "epochs", "passes", "ell", "theta"):
+        assert b.info[key] == a.info[key], key
