@@ -159,3 +159,31 @@ def test_pdm_threshold_after_the_unverified_update_is_at_t():
     np.testing.assert_array_equal(b.w, a.w)
     for key in ("t_c", "epochs", "passes", "ell", "theta"):
         assert b.info[key] == a.info[key], key
+
+
+def test_nvn_certificate_near_epsilon_is_decided_on_a_fresh_product():
+    """rp14_kernels: a carried G p drifts from G p by round-off, so an exit test within REFRESH_TOL
+    of deciding is taken on a fresh product.  The NVN kernel is resumed (past both exit tests at k = 0)
+    from p_0 = 1_3/3 with a carried G p off by delta = 2^-32 in every entry, on
+    G = 3/2 I - 1/4 J (points at 120 degrees lifted by 1/2: G p_0 = 1/4, ||p_0||_G = 1/2).
+    The step: j = 0 (a tie), theta = delta / ||p_0 - e_0||_G^2 (tiny: G p_0 is constant, only the
+    drift moves it), so ||p_1||_G^2 = 1/4 + theta^2 ||p_0 - e_0||_G^2 = 1/4 + O(delta^2), while the
+    carried product gives ||p_1||^2 = 1/4 + (1 - theta) delta.  With epsilon = 1/2 + delta / 2, between
+    the two norms (1/2 + O(delta^2) and 1/2 + delta), the fresh one decides: a certificate at k = 1
+    (the carried one would not, and G p > 0 would then claim a separator)."""
+    from reference.arithmetic import Arithmetic, g_norm
+    from reference.fast import rp14_kernels as K
+
+    n, delta = 3, 2.0**-32
+    G = 1.5 * np.eye(n) - 0.25 * np.ones((n, n))
+    p = np.full(n, 1.0 / n)
+    Gp = G @ p + delta
+    eps = 0.5 + delta / 2
+    sparse = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), 1)
+    k, p1, claim, products = K.nvn(
+        0, np.asfortranarray(G), *sparse, eps, 1, np.zeros((0, n)), np.zeros(0), p, Gp,
+        np.full(1, -1, dtype=np.int64), np.zeros(n), 0, 2,
+    )  # fmt: skip
+    assert (k, claim) == (1, 2)  # a certificate at k = 1
+    assert abs(float(g_norm(G, p1, Arithmetic(None))) - 0.5) < 1e-15 and p1[0] > 1.0 / 3  # p_1 moved toward e_0, a hair
+    np.testing.assert_allclose(Gp, G @ p1, rtol=0, atol=1e-16)  # the decision was taken on a fresh G p_1
