@@ -135,13 +135,19 @@ def test_after_a_refused_first_claim_both_engines_go_on_alike(monkeypatch, name)
     slow_count, fast_count = [0], [0]
     monkeypatch.setattr(mod, algorithm, dataclasses.replace(algo, verify=_refusing_first(algo.verify, slow_count)))
     monkeypatch.setattr(engine, verifier, _refusing_first(getattr(engine, verifier), fast_count))
-    slow, fast = run(X, y, G, max_iter=2000), run(X, y, G, max_iter=2000, engine="fast")
+    slow, fast = run(X, y, G, max_iter=2000, trace=True), run(X, y, G, max_iter=2000, trace=True, engine="fast")
     assert slow_count[0] >= 2 and fast_count[0] >= 2  # the refused claim, then at least one more
     assert slow.iterations > plain.iterations  # the textbook stepped on past the refused claim
     assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message), (fast.message, slow.message)
     vs = slow.w if slow.w is not None else slow.alpha
     vf = fast.w if fast.w is not None else fast.alpha
     np.testing.assert_allclose(vf, vs, rtol=1e-9, atol=1e-12)
+    assert len(fast.trace) == len(slow.trace) == slow.iterations + 1  # the states before and after the refusal
+    for a, b in zip(slow.trace, fast.trace):
+        assert a.k == b.k
+        for field in ("w", "alpha", "p"):
+            if hasattr(a, field):
+                np.testing.assert_allclose(getattr(b, field), getattr(a, field), rtol=1e-9, atol=1e-12, err_msg=f"{field}_{a.k}")
 
 
 def test_pdm_threshold_after_the_unverified_update_is_at_t():
