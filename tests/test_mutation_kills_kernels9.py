@@ -193,3 +193,18 @@ def test_nvn_certificate_near_epsilon_is_decided_on_a_fresh_product():
     assert (k, claim) == (1, 2)  # a certificate at k = 1
     assert abs(float(g_norm(G, p1, Arithmetic(None))) - 0.5) < 1e-15 and p1[0] > 1.0 / 3  # p_1 moved toward e_0, a hair
     np.testing.assert_allclose(Gp, G @ p1, rtol=0, atol=1e-16)  # the decision was taken on a fresh G p_1
+
+
+@pytest.mark.parametrize("rule", ["cyclic", "most_violated"])
+def test_perceptron_budget_message_names_no_claim_the_textbook_did_not_make(rule):
+    """x = (1, 0), (-1, 0), y = 1 (no separator): w_0 = 0 has every margin 0, w_1 = (1, 0) has margins
+    (1, -1), w_2 = 0 again.  The exit test is every margin > 0 (RP14 Alg. 1), so no iterate is
+    claimed and no claim was refused: the budget message is the bare one.  (A compiled exit test
+    `>= 0` would claim w_0 and w_2, and the refusal would be named in the message.)"""
+    X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 1])
+    for max_iter in (0, 1, 2, 3):
+        a, b = _both(reference.perceptron, X, y, rule=rule, max_iter=max_iter)
+        for r in (a, b):
+            assert (r.status, r.iterations, r.message) == (reference.MAX_ITER, max_iter, f"budget exhausted after {max_iter} iterations")
+        np.testing.assert_array_equal(b.w, a.w)
+        np.testing.assert_array_equal(b.w, [1.0, 0.0] if max_iter % 2 else [0.0, 0.0])
