@@ -90,30 +90,47 @@ def _feasible():
     return X[keep], np.where(s[keep] >= 0, 1, -1)
 
 
+def _infeasible():
+    """40 points in R^3 with random labels: no separator (tests/test_fast_resume.py's instance)."""
+    rng = np.random.default_rng(6)
+    return rng.normal(size=(40, 3)), rng.choice([-1, 1], size=40)
+
+
 # (Not the cyclic Perceptron: its textbook step takes the first margin within the allowance as the
 # mistake, and a refusal the allowance does not explain leaves it none.)
 _REFUSED = {
-    # name: (textbook module, its Algorithm, the fast engine's verifier, the run)
+    # name: (textbook module, its Algorithm, the fast engine's verifier, the run, the data)
     "most_violated": (
         "perceptrons",
         "PERCEPTRON",
         "verify_separator_primal",
         lambda X, y, G, **kw: reference.perceptron(X, y, rule="most_violated", **kw),
+        _feasible,
     ),
     "normalized_perceptron": (
         "perceptrons",
         "NORMALIZED_PERCEPTRON",
         "verify_separator_primal",
         lambda X, y, G, **kw: reference.normalized_perceptron(X, y, **kw),
+        _feasible,
     ),
-    "nkp": ("perceptrons", "NKP", "verify_separator_gram", lambda X, y, G, **kw: reference.nkp(G, **kw)),
-    "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 1e-9, **kw)),
-    "snkp": ("smoothed", "SNKP", "verify_separator_gram", lambda X, y, G, **kw: reference.snkp(G, **kw)),
+    "nkp": ("perceptrons", "NKP", "verify_separator_gram", lambda X, y, G, **kw: reference.nkp(G, **kw), _feasible),
+    "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 1e-9, **kw), _feasible),
+    "nvn-certificate": ("von_neumann", "NVN", "verify_certificate", lambda X, y, G, **kw: reference.nvn(G, 0.05, **kw), _infeasible),
+    "snkp": ("smoothed", "SNKP", "verify_separator_gram", lambda X, y, G, **kw: reference.snkp(G, **kw), _feasible),
     "snkpvn": (
         "smoothed",
         "SNKPVN",
         "verify_separator_gram",
         lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 1e-9, **kw),
+        _feasible,
+    ),
+    "snkpvn-certificate": (
+        "smoothed",
+        "SNKPVN",
+        "verify_certificate",
+        lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 0.05, **kw),
+        _infeasible,
     ),
 }
 
@@ -125,11 +142,12 @@ def test_after_a_refused_first_claim_both_engines_go_on_alike(monkeypatch, name)
 
     from reference.fast import engine
 
-    module, algorithm, verifier, run = _REFUSED[name]
-    X, y = _feasible()
+    module, algorithm, verifier, run, data = _REFUSED[name]
+    X, y = data()
     G = reference.gram(X, y)
-    plain = run(X, y, G, max_iter=2000)
-    assert plain.status == reference.SEPARATOR  # the claim the verifiers will refuse, at plain.iterations
+    plain, plain_fast = run(X, y, G, max_iter=2000), run(X, y, G, max_iter=2000, engine="fast")
+    expected = reference.CERTIFICATE if name.endswith("certificate") else reference.SEPARATOR
+    assert plain.status == expected  # the claim the verifiers will refuse, at plain.iterations
     mod = importlib.import_module(f"reference.{module}")
     algo = getattr(mod, algorithm)
     slow_count, fast_count = [0], [0]
@@ -139,10 +157,15 @@ def test_after_a_refused_first_claim_both_engines_go_on_alike(monkeypatch, name)
     assert slow_count[0] >= 2 and fast_count[0] >= 2  # the refused claim, then at least one more
     assert slow.iterations > plain.iterations  # the textbook stepped on past the refused claim
     assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message), (fast.message, slow.message)
-    vs = slow.w if slow.w is not None else slow.alpha
-    vf = fast.w if fast.w is not None else fast.alpha
+    vs = next(v for v in (slow.w, slow.alpha, slow.p) if v is not None)
+    vf = next(v for v in (fast.w, fast.alpha, fast.p) if v is not None)
     np.testing.assert_allclose(vf, vs, rtol=1e-9, atol=1e-12)
     assert len(fast.trace) == len(slow.trace) == slow.iterations + 1  # the states before and after the refusal
+    # G-products, counted across the resume: NKP one column per step; SNKP G alpha_0 and G b_0, then
+    # one G b per step (no refresh below REFRESH_EVERY = 1024 steps, no certificate test)
+    if name in ("nkp", "snkp"):
+        start = {"nkp": 0, "snkp": 2}[name]
+        assert fast.info["products"] == fast.iterations + start and plain_fast.info["products"] == plain.iterations + start
     for a, b in zip(slow.trace, fast.trace):
         assert a.k == b.k
         for field in ("w", "alpha", "p"):
