@@ -231,3 +231,29 @@ def test_perceptron_budget_message_names_no_claim_the_textbook_did_not_make(rule
             assert (r.status, r.iterations, r.message) == (reference.MAX_ITER, max_iter, f"budget exhausted after {max_iter} iterations")
         np.testing.assert_array_equal(b.w, a.w)
         np.testing.assert_array_equal(b.w, [1.0, 0.0] if max_iter % 2 else [0.0, 0.0])
+
+
+# -- the kernels stay inside their arrays ------------------------------------------------------------
+# numba does not check indices: a kernel that writes one row past its trace array (or reads a cursor
+# entry that is not there) corrupts memory silently, or crashes later.  The kernels are compiled here
+# again with boundscheck=True (an out-of-range index raises IndexError) and run at the edges: no trace
+# (a 0-row array), a trace of one row (max_iter = 0), a resume.
+
+
+def _checked(kernel):
+    return numba.njit(boundscheck=True)(kernel.py_func)
+
+
+def test_perceptron_kernel_stays_inside_its_arrays():
+    from reference.fast import rp14_kernels as K
+
+    Z = np.array([[1.0, 0.0], [-1.0, 0.5], [0.5, 1.0]])  # reflected rows; separable (w = (0, 1))
+    dim = Z.shape[1]
+    perceptron = _checked(K.perceptron)
+    for max_iter in (0, 1, 50):
+        for rows in (0, max_iter + 1):  # no trace; a trace
+            for most_violated in (False, True):
+                w, cursor = np.zeros(dim), np.zeros(1, dtype=np.int64)
+                k, w, separated = perceptron(Z, most_violated, max_iter, np.zeros((rows, dim)), w, 0, cursor, 0)
+                assert 0 <= cursor[0] < Z.shape[0]
+                perceptron(Z, most_violated, max_iter, np.zeros((rows, dim)), w, k, cursor, 1)  # resume at k
