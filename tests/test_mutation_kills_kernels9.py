@@ -257,3 +257,26 @@ def test_perceptron_kernel_stays_inside_its_arrays():
                 k, w, separated = perceptron(Z, most_violated, max_iter, np.zeros((rows, dim)), w, 0, cursor, 0)
                 assert 0 <= cursor[0] < Z.shape[0]
                 perceptron(Z, most_violated, max_iter, np.zeros((rows, dim)), w, k, cursor, 1)  # resume at k
+
+
+def test_compiled_projection_is_the_textbook_projection_bit_for_bit():
+    """rp14_kernels._project_q(q, Ga, mu) is reference.arithmetic.project_simplex(q - Ga / mu): the
+    same operations in the same order (shift by the max, sort, running sums, tau), so the same bits --
+    on random arguments with the maximum of v at every position, at ordinary and extreme scales
+    (|v| ~ 1e20, where a shift by anything but the max loses the 1 in c_j - 1)."""
+    from reference.arithmetic import Arithmetic, project_simplex
+    from reference.fast.rp14_kernels import _project_q
+
+    F = Arithmetic(None)
+    rng = np.random.default_rng(9)
+    for trial in range(400):
+        n = int(rng.integers(1, 7))
+        q = rng.dirichlet(np.ones(n))
+        Ga = rng.normal(size=n)
+        Ga[trial % n] = -abs(Ga).max() - rng.uniform(0.1, 2.0)  # v_i = q_i - Ga_i / mu largest at i = trial % n
+        mu = [1.0, 0.3, 1e-3, 1e-20][trial % 4]
+        out = np.empty(n)
+        _project_q(q, Ga, mu, out)
+        expected = project_simplex(q - Ga / mu, F)
+        np.testing.assert_array_equal(out, expected, err_msg=f"q={q.tolist()} Ga={Ga.tolist()} mu={mu}")
+        assert abs(out.sum() - 1.0) <= 4 * n * 2.0**-52 and (out >= 0).all()  # on the simplex
