@@ -280,3 +280,19 @@ def test_compiled_projection_is_the_textbook_projection_bit_for_bit():
         expected = project_simplex(q - Ga / mu, F)
         np.testing.assert_array_equal(out, expected, err_msg=f"q={q.tolist()} Ga={Ga.tolist()} mu={mu}")
         assert abs(out.sum() - 1.0) <= 4 * n * 2.0**-52 and (out >= 0).all()  # on the simplex
+
+
+def test_cyclic_perceptron_resumes_its_scan_after_the_last_update():
+    """RP14 Alg. 1, cyclic: each scan starts at the point after the last update, also after a refused
+    claim (the kernel keeps that position in its state, cursor[0]).  Three points with entries one
+    unit of round-off from +-1 (found by a search over tests/test_fast_resume.py's VALUES): the run
+    makes refused claims and resumes; both engines take the same 12 steps, the same w bit for bit
+    (every sum of these entries is exact or rounds alike); a scan restarted at point 0 after the
+    refusal ends with the same count but another w."""
+    U = 2.0**-52
+    X = np.array([[5.0, 2.0, -3.0], [1 - U, 1 + 2 * U, -(1 - U)], [-0.5, -0.5, -1.0]])
+    y = np.array([-1, 1, -1])
+    a, b = _both(reference.perceptron, X, y, rho=1.0, max_iter=200)
+    assert (a.status, a.iterations) == (reference.SEPARATOR, 12)
+    assert (b.status, b.iterations, b.message) == (a.status, a.iterations, a.message)
+    np.testing.assert_array_equal(b.w, a.w)
