@@ -296,3 +296,22 @@ def test_cyclic_perceptron_resumes_its_scan_after_the_last_update():
     assert (a.status, a.iterations) == (reference.SEPARATOR, 12)
     assert (b.status, b.iterations, b.message) == (a.status, a.iterations, a.message)
     np.testing.assert_array_equal(b.w, a.w)
+
+
+def test_pdm_multiple_updates_in_the_extended_space():
+    """PDM with multiple updates [PT11 Sec. 4] in the extended space (Delta = 1/2, patterns
+    y_k = l_k [x_k, rho, Delta e_k]  [PT11 Sec. 5]): lambda updates with y_j add lambda Delta l_j to
+    the j-th extended coordinate.  40 planted points with three labels flipped (separable only in
+    the extended space); the textbook's trace shows updates with lambda = 2.  Both engines take the
+    same steps: same count, same weights bit for bit, same ell."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X @ np.array([1.0, -1.0, 0.5]) >= 0, 1, -1)
+    y[:3] *= -1
+    slow = reference.pdm(X, y, 0.5, Delta=0.5, multiple_updates=True, trace=True)
+    fast = reference.pdm(X, y, 0.5, Delta=0.5, multiple_updates=True, engine="fast")
+    assert any(s.lam is not None and s.lam > 1 for s in slow.trace)  # the multiple-update branch is taken
+    assert slow.status == reference.SEPARATOR
+    assert (fast.status, fast.iterations, fast.message) == (slow.status, slow.iterations, slow.message)
+    np.testing.assert_array_equal(fast.w, slow.w)
+    assert fast.info["ell"] == slow.info["ell"] and fast.info["t_c"] == slow.info["t_c"]
