@@ -611,8 +611,8 @@ def _solve_mp(A: np.ndarray, b: np.ndarray, ar: Arithmetic) -> np.ndarray:
     means float64 cannot factor A: Gaussian elimination at the working precision instead
     (:func:`_gauss_mp`).  A singular system falls back to the float64 least-squares solution.
 
-    The rule, exactly: refinement returns x after the first correction dx with
-    max|dx| / max(max|x|, 1e-300) <= 10 eps (eps = 10^-D); it hands over to elimination when a
+    The rule, exactly: refinement returns x at once when its residual is exactly 0, else after the
+    first correction dx with max|dx| / max(max|x|, 1e-300) <= 10 eps (eps = 10^-D); it hands over to elimination when a
     relative correction is more than a quarter of the previous one (a quarter exactly still
     contracts), or when 60 corrections have not reached 10 eps (a cap on the work; cond(A) ~ 1e15
     at 200 digits hits it, and elimination leaves ~cond eps).
