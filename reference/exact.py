@@ -289,7 +289,7 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
     ValueError
         Unknown algorithm, missing ``y`` for a primal algorithm, a certificate without a
         known accuracy, ``rho`` for another algorithm than the two Perceptrons, ``rho`` not a
-        finite real >= 0 (what the Perceptrons accept), bad data or labels (as the algorithms
+        finite real > 0 (what the Perceptrons accept), bad data or labels (as the algorithms
         check them: :func:`reference.data.check_data`), or a ``w`` whose length is not the
         patterns' (a Perceptron's bias coordinate without ``rho``, or ``rho`` for a run without).
     """
