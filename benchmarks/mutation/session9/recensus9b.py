@@ -4,19 +4,9 @@ baseline the 9b632b2 tree wt70).  A mutant is carried when the same edit was kil
 import os, sys, collections, re, glob
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'session8'))
-from recensus8 import load, edit
-new = '/work/wt78/mutants'
-earlier = ['/work/wt33/mutants', '/work/wt42/mutants', '/work/wt50/mutants', '/work/wt57/mutants', '/work/wt70/mutants']
-fn, cn = load(new)
-trees = [load(t) for t in earlier]
-mod = lambda k: k.rsplit('.', 1)[0]
-base = lambda k: k.rsplit('__mutmut_', 1)[0]
-killed = collections.defaultdict(set)
-for f, c in trees:
-    for k, v in c.items():
-        if v in (1, 3):
-            try: killed[mod(k)].add(edit(f, k))
-            except KeyError: pass
+from recensus8 import edit
+from recensus9 import setup, mod, base
+fn, cn, trees, killed, changed = setup('/work/wt78/mutants', ['/work/wt33/mutants', '/work/wt42/mutants', '/work/wt50/mutants', '/work/wt57/mutants', '/work/wt70/mutants'])
 f70 = trees[-1][0]
 argued = {}
 for md in glob.glob(os.path.join(HERE, '..', 'recensus9_*.md')):
@@ -24,7 +14,6 @@ for md in glob.glob(os.path.join(HERE, '..', 'recensus9_*.md')):
         m = re.match(r'- (reference\.\S+) — (equivalent[^:]*)', line)
         if m and m.group(1) in f70:
             argued[(mod(m.group(1)), edit(f70, m.group(1)))] = (m.group(1), m.group(2), md.rsplit('/', 1)[1])
-changed = {base(k) for k in fn if k.endswith('__mutmut_orig') and f70.get(k) != fn[k]}
 sel, carried, per = [], 0, collections.Counter()
 for k in sorted(cn):
     if base(k) not in changed: continue
