@@ -149,15 +149,31 @@ def _perceptron_init(pb: _Primal) -> PerceptronState:
     return PerceptronState(k=0, w=pb.ar.zeros(pb.Z.shape[1]), start=0)  # [RP14 Alg. 1] w_0 := 0
 
 
+def _first_mistake(pb: _Primal, s: PerceptronState) -> Optional[int]:
+    """Cyclic rule: the first mistake at or after ``s.start``, wrapping around; ``None`` if none.
+
+    y_i w_k^T x_i <= 0, read in floating point: a margin not above its round-off allowance is a
+    mistake (the exit test, verified, agrees: no mistake = separator).  ``None`` only after a
+    claim refused on other data than Z (the user's points, when the working copy Z = Z_data 2^-e
+    lost bits to underflow): Z has no mistake left to update on.
+    """
+    n = pb.Z.shape[0]
+    margins, slack = separator_allowance(pb.Z, s.w, pb.Z.shape[1])
+    return next((i for i in ((s.start + o) % n for o in range(n)) if not margins[i] > slack[i]), None)
+
+
+def _no_mistake_left(pb: _Primal, s: PerceptronState) -> bool:
+    """The run's end after a refused claim with no mistake on Z (cyclic rule): status max_iter,
+    the message naming the refused claim (the fast kernel's ``j < 0``)."""
+    return pb.rule == "cyclic" and _separates(pb.Z, s.w) and _first_mistake(pb, s) is None
+
+
 def _perceptron_step(pb: _Primal, s: PerceptronState) -> PerceptronState:
     n = pb.Z.shape[0]
     if pb.rule == "most_violated":
         j = int(np.argmin(pb.Z @ s.w))  # the most misclassified point (smallest index on ties)
     else:  # cyclic: the first mistake at or after `start`, wrapping around
-        # y_i w_k^T x_i <= 0, read in floating point: a margin not above its round-off
-        # allowance is a mistake (the exit test, verified, agrees: no mistake = separator)
-        margins, slack = separator_allowance(pb.Z, s.w, pb.Z.shape[1])
-        j = next(i for i in ((s.start + o) % n for o in range(n)) if not margins[i] > slack[i])
+        j = _first_mistake(pb, s)
     w = s.w + pb.Z[j]  # [RP14 Alg. 1] w_{k+1} := w_k + y_i x_i   (y_i w_k^T x_i <= 0: a mistake)
     return PerceptronState(k=s.k + 1, w=w, start=(j + 1) % n, j=j)
 
@@ -220,7 +236,9 @@ def perceptron(
     -------
     Result
         ``status="separator"`` with ``w`` (y_i <w, x_i> > 0 verified on the given data), or
-        ``"max_iter"``.  ``iterations`` is the number of updates k.  Data at an extreme scale
+        ``"max_iter"`` -- also (cyclic rule) when a claim is refused on the given data while the
+        scaled copy below has no mistake left, the message naming the refused claim.
+        ``iterations`` is the number of updates k.  Data at an extreme scale
         (largest |x_ij| outside [2^-64, 2^64)) run multiplied by a power of two (exact, no
         decision changes, no overflow); ``w`` and the trace are then those of the scaled data
         and ``info["scale"]`` names the factor.
@@ -238,7 +256,7 @@ def perceptron(
     with ar.context():
         Z, Z_verify, e = _working_points(X, y, rho, ar)
         pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar, rule=rule)
-    return _with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace), e)
+    return _with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace, budget=_no_mistake_left), e)
 
 
 # -- Algorithm 2: Normalized Perceptron ------------------------------------------------------------

@@ -97,7 +97,8 @@ def _infeasible():
 
 
 # (Not the cyclic Perceptron: its textbook step takes the first margin within the allowance as the
-# mistake, and a refusal the allowance does not explain leaves it none.)
+# mistake, and a refusal the allowance does not explain leaves it none: the run ends, max_iter --
+# tests/test_cyclic_perceptron_refused_claim.py.)
 _REFUSED = {
     # name: (textbook module, its Algorithm, the fast engine's verifier, the run, the data)
     "most_violated": (
