@@ -6,6 +6,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,3 +34,30 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(word in item.name for word in QUALITY_MARKERS):
             item.add_marker(pytest.mark.quality)
+
+
+@pytest.fixture
+def solve_path(monkeypatch):
+    """Count the path of ``reference.margin._solve_mp``: ``{"solve": float64 solves so far,
+    "at_elimination": the solve count when exact elimination (_gauss_mp) was called, or None}``.
+    Reset the entries by hand between calls."""
+    import importlib
+
+    import numpy as np
+
+    M = importlib.import_module("reference.margin")  # the module: reference.margin is also a function
+
+    calls = {"solve": 0, "at_elimination": None}
+    solve, gauss = np.linalg.solve, M._gauss_mp
+
+    def counting_solve(*args, **kwargs):
+        calls["solve"] += 1
+        return solve(*args, **kwargs)
+
+    def counting_gauss(A, b):
+        calls["at_elimination"] = calls["solve"]
+        return gauss(A, b)
+
+    monkeypatch.setattr(np.linalg, "solve", counting_solve)
+    monkeypatch.setattr(M, "_gauss_mp", counting_gauss)
+    return calls

@@ -267,25 +267,13 @@ def test_solve_mp_at_the_smallest_precision_reaches_10_eps_without_elimination(m
                 assert err <= 10 * Fraction(1, 10**16), (m, cond, seed, float(err))
 
 
-def test_solve_mp_gives_up_refinement_at_once_when_float64_cannot_factor(monkeypatch):
+def test_solve_mp_gives_up_refinement_at_once_when_float64_cannot_factor(solve_path):
     """A built with cond 1e25 rounds to a float64 matrix of cond ~5e17..2e18 (measured, 1-norm):
     float64's factorization of it is useless (cond u64 >> 1), the corrections do not shrink, and
     refinement must hand over to elimination after a few float64 solves -- not run its 60 steps
     first (mutants ``prev = None``, ``continue`` for ``break``).  Elimination at 50 digits still
     gives x within ~cond eps ~ 1e-32 of x_true (asserted: 1e-24)."""
-    calls = {"solve": 0, "at_elimination": None}
-    solve, gauss = np.linalg.solve, M._gauss_mp
-
-    def counting_solve(*args, **kwargs):
-        calls["solve"] += 1
-        return solve(*args, **kwargs)
-
-    def counting_gauss(A, b):
-        calls["at_elimination"] = calls["solve"]
-        return gauss(A, b)
-
-    monkeypatch.setattr(np.linalg, "solve", counting_solve)
-    monkeypatch.setattr(M, "_gauss_mp", counting_gauss)
+    calls = solve_path
     ar = Arithmetic(50)
     for seed in range(3):
         calls["solve"], calls["at_elimination"] = 0, None
