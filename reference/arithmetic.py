@@ -13,7 +13,8 @@ transcendental operations that numpy cannot dispatch (exp, log, sqrt) go through
 
 and the round-off model every verifier uses: :data:`UNIT_ROUNDOFF` (u of IEEE binary64),
 :func:`gamma` (Higham's gamma_k), :func:`quadratic_form` (p^T G p with a rigorous error bound)
-and :func:`g_norm_upper` (a rigorous upper bound on ||p||_G for the G and p as stored).
+and :func:`g_norm_upper` (a rigorous upper bound on ||p||_G for the G and p as stored;
+:func:`factored_norm_upper` for G = Z Z^T held as Z).
 
 This module is the *only* place where these concepts are implemented.
 """
@@ -44,6 +45,7 @@ __all__ = [
     "gamma",
     "quadratic_form",
     "g_norm_upper",
+    "factored_norm_upper",
     "pow2_exponent",
     "scale_rows_pow2",
     "rescale_pow2",
@@ -400,6 +402,33 @@ def g_norm_upper(G: np.ndarray, p: np.ndarray, ar: Arithmetic):
     if not hi > 0:  # p^T G p <= Q + err, which rounded to <= 0: below the smallest subnormal
         hi = ar.scalar(0) if ar.is_mp else ar.scalar(UNDERFLOW)
     return ar.sqrt(hi) * (1 + 4 * ar.u)
+
+
+def factored_norm_upper(Z, p: np.ndarray) -> float:
+    """A rigorous upper bound on ||p||_G = ||Z^T p||_2 for G = Z Z^T, with the n x d matrix ``Z``
+    (scipy sparse or a float64 array) and the float64 vector ``p`` as stored  [RP14 Sec. 3].
+
+    The float64 counterpart of :func:`g_norm_upper` for the linear kernel's operator (G never
+    formed).  With c = fl(Z^T p), |c_j - (Z^T p)_j| <= gamma_n (|Z|^T |p|)_j + n UNDERFLOW (an
+    n-term sum of products, each of which may underflow); the bound on that error is evaluated in
+    float64 itself, so it is doubled and taken with gamma_{n+2}.  Then
+    ||Z^T p|| <= ||a|| for a_j = |c_j| + err_j, and a, its squares, their d-term sum and the square
+    root are each rounded up by a factor covering their own round-off.  NaN propagates (every
+    ``<`` with it is False); an infinite bound certifies nothing.
+    """
+    n, d = Z.shape
+    ap = np.abs(np.asarray(p, dtype=np.float64))
+    c = np.asarray(Z.T @ p, dtype=np.float64).ravel()
+    absZ = abs(Z)
+    with np.errstate(over="ignore", invalid="ignore"):
+        err = 2 * float(gamma(n + 2, Arithmetic(None))) * np.asarray(absZ.T @ ap, dtype=np.float64).ravel()
+        err = err + (2 * n + 4) * UNDERFLOW
+        a = (np.abs(c) + err) * (1 + 4 * UNIT_ROUNDOFF)  # >= |c_j| + err_j: two roundings up
+        s = float(a @ a)
+        hi = s * (1 + 2 * float(gamma(d + 2, Arithmetic(None)))) + (2 * d + 4) * UNDERFLOW
+    if hi != hi:
+        return hi
+    return float(np.sqrt(hi)) * (1 + 4 * UNIT_ROUNDOFF)
 
 
 def g_norm(G: np.ndarray, alpha: np.ndarray, ar: Optional[Arithmetic] = None):

@@ -14,6 +14,7 @@ import gzip
 import math
 import numbers
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -58,6 +59,7 @@ def _as_float_matrix(name: str, A) -> np.ndarray:
                 v, (numbers.Real, mpmath.mpf)
             ):
                 raise ValueError(f"{name} must hold real numbers, found {v!r} ({type(v).__name__}); convert it first")
+        _check_integers_exact(name, [v for v in A.ravel() if isinstance(v, (int, np.integer))])
         return np.array([float(v) for v in A.ravel()], dtype=np.float64).reshape(A.shape)
     try:
         raw = np.asarray(A)
@@ -70,6 +72,7 @@ def _as_float_matrix(name: str, A) -> np.ndarray:
         )
     if raw.dtype == object:
         return _as_float_matrix(name, raw)
+    _check_integers_exact(name, raw)
     try:
         return np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -156,7 +159,9 @@ def check_csr(X, name: str = "X") -> sp.csr_matrix:
         raise ValueError(f"X is empty (shape {X.shape}); pass at least one point with one feature")
     if X.dtype.kind == "c":
         raise ValueError(f"{name} must hold real numbers, got dtype {X.dtype}; pass the real part explicitly")
-    if X.dtype.kind not in "biuf":
+    if X.dtype.kind == "b":  # as check_data refuses a boolean array: True would become 1.0
+        raise ValueError(f"{name} must hold real numbers, got booleans (dtype {X.dtype}); pass a real (float) matrix, e.g. X.astype(np.float64)")
+    if X.dtype.kind not in "iuf":
         raise ValueError(
             f"{name} must be a numeric sparse matrix, got dtype {X.dtype}; store real numbers in it (e.g. X.astype(np.float64))"
         )
@@ -177,17 +182,81 @@ def check_csr(X, name: str = "X") -> sp.csr_matrix:
     elif X.format == "coo" and X.nnz:
         if X.row.min() < 0 or X.col.min() < 0 or X.row.max() >= n or X.col.max() >= d:
             raise ValueError(f"{name} has a row or column index out of range for shape {X.shape}")
+    if X.dtype.kind in "iu":
+        _check_integers_exact(name, np.asarray(X.tocoo().data))
     C = sp.csr_matrix(X, dtype=np.float64, copy=True)
     if not np.all(np.isfinite(C.data)):
         raise ValueError("X contains NaN or inf; remove or impute those entries")
-    C.sum_duplicates()  # also sorts the indices
-    if not np.all(np.isfinite(C.data)):
-        raise ValueError("X contains NaN or inf; remove or impute those entries (duplicates overflowed)")
+    C = _sum_duplicates_exactly(C, name)  # also sorts the indices
     C.eliminate_zeros()
     C.indices = C.indices.astype(np.int64)
     C.indptr = C.indptr.astype(np.int64)
     C.data = np.ascontiguousarray(C.data)
     return C
+
+
+def _float_holds(v: int) -> bool:
+    try:
+        return float(v) == v
+    except OverflowError:
+        return False
+
+
+def _check_integers_exact(name: str, values: np.ndarray) -> None:
+    """Refuse integers that float64 cannot hold exactly (|v| > 2^53 and not a float): every
+    computation and every claim is about the float64 matrix, which must be the one passed."""
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind not in "iu" or values.size == 0:
+            return
+        values = values[np.abs(values.astype(np.float64)) >= 2.0**53]  # smaller ones are exact
+    if len(values):
+        inexact = [int(v) for v in values if not _float_holds(int(v))]
+        if inexact:
+            raise ValueError(
+                f"{name} holds integers that float64 cannot represent exactly (first: {inexact[0]}); the "
+                "algorithms run on float64 -- round them yourself (X.astype(np.float64)) if that is what you mean"
+            )
+
+
+def _sum_duplicates_exactly(C: sp.csr_matrix, name: str) -> sp.csr_matrix:
+    """``C`` (float64 CSR) with duplicate entries summed *exactly*, indices sorted.
+
+    The matrix a CSR with duplicates means is the one whose entries are the exact sums
+    (``toarray`` adds them in float64, in storage order, which can round: 1 + 2^-60 - 1 is 0
+    there, 2^-60 exactly).  Each group of duplicates is summed in rationals and kept when float64
+    holds the sum exactly; a sum that float64 cannot hold (or that overflows) is refused, never
+    rounded.
+    """
+    if C.has_canonical_format:
+        return C
+    C.sort_indices()
+    n = C.shape[0]
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(C.indptr))
+    cols = C.indices.astype(np.int64)
+    data = C.data
+    # entries are sorted by (row, column): a group starts where (row, column) changes
+    start = np.ones(len(data), dtype=bool)
+    if len(data):
+        start[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+    first = np.flatnonzero(start)
+    sizes = np.diff(np.append(first, len(data)))
+    out = data[first].copy()
+    for g in np.flatnonzero(sizes > 1):
+        lo, hi = int(first[g]), int(first[g] + sizes[g])
+        exact = sum((Fraction(float(v)) for v in data[lo:hi]), Fraction(0))
+        try:
+            total = float(exact)  # correctly rounded
+        except OverflowError:
+            total = math.inf
+        if not math.isfinite(total) or Fraction(total) != exact:
+            raise ValueError(
+                f"{name} stores duplicate entries at (row {int(rows[lo])}, column {int(cols[lo])}) whose exact sum "
+                "float64 cannot represent; sum the duplicates yourself (X.sum_duplicates()) if the rounded sum is what you mean"
+            )
+        out[g] = total
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, rows[first] + 1, 1)
+    return sp.csr_matrix((out, cols[first], np.cumsum(indptr)), shape=C.shape)
 
 
 def check_sparse_data(X, y, *, nonzero: bool = True) -> Tuple[sp.csr_matrix, np.ndarray]:

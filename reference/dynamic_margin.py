@@ -60,6 +60,7 @@ from .result import (
     verify_separator_patterns,
     verify_separator_primal,
 )
+from .blas import one_thread
 
 __all__ = [
     "DynamicMarginState",
@@ -713,6 +714,7 @@ _KEYWORDS_DOC = """
 """
 
 
+@one_thread
 def pdm(
     X,
     y,
@@ -759,6 +761,7 @@ def pdm(
     )  # fmt: skip
 
 
+@one_thread
 def pfm(
     X,
     y,
@@ -798,6 +801,7 @@ def pfm(
     )  # fmt: skip
 
 
+@one_thread
 def pdm_succ(
     X,
     y,

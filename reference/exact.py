@@ -30,7 +30,7 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
-from .data import check_data, check_real
+from .data import check_data, check_real, check_sparse_data
 
 if TYPE_CHECKING:  # result.py imports this module (its exact fallback); no cycle at run time
     from .result import Result
@@ -44,6 +44,8 @@ __all__ = [
     "ratio_at_least",
     "margin_witness_value",
     "exact_quadratic_form",
+    "exact_factored_matvec",
+    "exact_factored_quadratic_form",
     "verify_exact",
     "verify_margin_exact",
 ]
@@ -202,6 +204,43 @@ def exact_quadratic_form(G, p) -> Fraction:
     return _dot([rational(v) for v in np.ravel(p)], exact_matvec(G, p))
 
 
+def _factored_transpose(Z, x) -> List[Fraction]:
+    """(Z^T x)_j exactly, for a scipy sparse (or dense float64) n x d matrix Z and a vector x:
+    O(nnz) integer products (every float is m 2^e: one common power of two makes them integers)."""
+    Z = sp.csr_matrix(Z)
+    n, d = Z.shape
+    xs = list(np.ravel(x))
+    if len(xs) != n:
+        raise ValueError(f"the vector has length {len(xs)}, the operator {n} rows")
+    z_int, ez = _dyadic(list(Z.data)) if Z.nnz else ([], 0)
+    x_int, ex = _dyadic(xs)
+    acc = [0] * d
+    indptr, indices = Z.indptr, Z.indices
+    for i in range(n):
+        xi = x_int[i]
+        if xi:
+            for k in range(int(indptr[i]), int(indptr[i + 1])):
+                acc[int(indices[k])] += z_int[k] * xi
+    scale = Fraction(2) ** (ez + ex)
+    return [v * scale for v in acc]
+
+
+def exact_factored_matvec(Z, alpha) -> List[Fraction]:
+    """(G alpha)_i = (Z (Z^T alpha))_i exactly, for the linear kernel's G = Z Z^T held as Z."""
+    w = _factored_transpose(Z, alpha)
+    Z = sp.csr_matrix(Z)
+    out = []
+    for i in range(Z.shape[0]):
+        lo, hi = int(Z.indptr[i]), int(Z.indptr[i + 1])
+        out.append(sum((rational(Z.data[k]) * w[int(Z.indices[k])] for k in range(lo, hi)), Fraction(0)))
+    return out
+
+
+def exact_factored_quadratic_form(Z, p) -> Fraction:
+    """p^T G p = ||Z^T p||_2^2 exactly, for G = Z Z^T held as Z."""
+    return sum((v * v for v in _factored_transpose(Z, p)), Fraction(0))
+
+
 def _eps(precision: str) -> Fraction:
     """Machine epsilon of the arithmetic a Result states it holds in."""
     if precision.startswith("mpmath"):
@@ -229,34 +268,57 @@ def _positive(values: Sequence[Fraction], what: str) -> str:
     return ""
 
 
-def _check_certificate(G, p, accuracy, strict: bool, precision: str) -> str:
+def _operator_rows(G):
+    """Z of a Gram operator G = Z Z^T (:class:`reference.fast.operator.LinearGram`, read by its
+    ``Z`` attribute), else None (G is a matrix)."""
+    Z = getattr(G, "Z", None)
+    if Z is None or not sp.issparse(Z):
+        return None
+    return sp.csr_matrix(Z)
+
+
+def _check_certificate(G, p, accuracy, strict: bool, precision: str, factored: bool = False) -> str:
     p_r = [rational(v) for v in np.ravel(p)]
     n = len(p_r)
     if any(v < 0 for v in p_r):
         return "p has a negative entry"
     if abs(sum(p_r) - 1) > 17 * max(n, 1) * _eps(precision):
         return f"sum(p) = {float(sum(p_r))!r} is not 1 within 17 n eps"
-    Q = exact_quadratic_form(G, p)
+    Q = exact_factored_quadratic_form(G, p) if factored else exact_quadratic_form(G, p)
     acc2 = rational(accuracy) ** 2
     if not (Q < acc2 if strict else Q <= acc2):
         return f"p^T G p = {float(Q):.6e} is not {'<' if strict else '<='} accuracy^2 = {float(acc2):.6e} in exact arithmetic"
     return ""
 
 
-def _patterns_exact(X, y, rho, Delta) -> np.ndarray:
-    """PT11's patterns [l_k x_k, l_k rho, l_k Delta e_k] as an object array of Fractions."""
-    X = np.asarray(X, dtype=object)
-    rows = []
-    m = X.shape[0]
+def _pattern_margins_exact(X, y, rho, Delta, w: List[Fraction]) -> List[Fraction]:
+    """a . y_k exactly for PT11's patterns y_k = l_k [x_k, rho, Delta e_k] (``rho`` / ``Delta``
+    None when absent), never forming them: O(nnz) for a scipy sparse X (canonical CSR: the exact
+    matrix it means), O(n d) for an array X (whose entries, a Python int beyond 2^53 included,
+    are taken exactly as given)."""
+    m = len(y)
+    col = X.shape[1]
+    r_w = None
+    if rho is not None:
+        r_w, col = rational(rho) * w[col], col + 1
+    D = rational(Delta) if Delta is not None else None
+    if sp.issparse(X):
+        C = X
+        rows = [
+            [(int(C.indices[t]), C.data[t]) for t in range(int(C.indptr[k]), int(C.indptr[k + 1]))] for k in range(m)
+        ]
+    else:
+        A = np.asarray(X, dtype=object)
+        rows = [[(j, v) for j, v in enumerate(A[k]) if v != 0] for k in range(m)]
+    out = []
     for k in range(m):
-        lk = int(y[k])
-        row = [lk * rational(v) for v in X[k]]
-        if rho is not None:
-            row.append(lk * rational(rho))
-        if Delta is not None:
-            row.extend(lk * rational(Delta) if i == k else Fraction(0) for i in range(m))
-        rows.append(row)
-    return np.array(rows, dtype=object)
+        s = sum((rational(v) * w[j] for j, v in rows[k]), Fraction(0))
+        if r_w is not None:
+            s += r_w
+        if D is not None:
+            s += D * w[col + k]
+        out.append(int(y[k]) * s)
+    return out
 
 
 def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> str:
@@ -266,9 +328,11 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
     ----------
     result : Result
         What an algorithm of :mod:`reference` returned.
-    data : array_like
+    data : array_like, scipy.sparse matrix or LinearGram
         The matrix or data the algorithm was given: G for ``nkp``, ``snkp``, ``nvn``,
-        ``snkpvn``, ``isnkpvn``; X for the primal algorithms (then pass ``y`` too).
+        ``snkpvn``, ``isnkpvn`` (a matrix, or the linear kernel's operator
+        :func:`reference.fast.operator.linear_gram`, whose claim is about G = Z Z^T for its Z as
+        stored); X for the primal algorithms (dense or scipy sparse; then pass ``y`` too).
     y : array_like, optional
         The labels (primal algorithms only).
     accuracy : float, optional
@@ -302,24 +366,30 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
     if result.status not in (SEPARATOR, CERTIFICATE):
         return ""
     if name in GRAM_ALGORITHMS:
+        Z = _operator_rows(data)
         if result.status == SEPARATOR:
-            return _positive(exact_matvec(data, result.alpha), "(G alpha)")
+            values = exact_matvec(data, result.alpha) if Z is None else exact_factored_matvec(Z, result.alpha)
+            return _positive(values, "(G alpha)")
         if accuracy is None:
             accuracy = result.info.get("delta" if name == "snkpvn" else "epsilon")
         if accuracy is None:
             raise ValueError(f"pass accuracy=: the {name} result does not record its accuracy")
-        return _check_certificate(data, result.p, accuracy, strict=name != "nvn", precision=result.precision)
+        return _check_certificate(data if Z is None else Z, result.p, accuracy, strict=name != "nvn",
+                                  precision=result.precision, factored=Z is not None)
     if name in PRIMAL_ALGORITHMS:
         if y is None:
             raise ValueError(f"{name} claims a separator of data: pass y, the labels")
-        X, y = check_data(data, y, nonzero=False)  # the validator the algorithms read X, y with
-        data = X if sp.issparse(data) else data  # else as given: a Python int beyond 2^53 stays exact
-        if name in ("pfm", "pdm", "pdm_succ"):
-            Y = _patterns_exact(data, y, result.info.get("rho"), result.info.get("Delta"))
+        if sp.issparse(data):  # the validators the algorithms read X, y with; X stays sparse
+            data, y = check_sparse_data(data, y, nonzero=False)
         else:
-            Y = _patterns_exact(data, y, rho, None)
+            _, y = check_data(data, y, nonzero=False)
+            data = np.asarray(data, dtype=object)  # as given: a Python int beyond 2^53 stays exact
+        if name in ("pfm", "pdm", "pdm_succ"):
+            rho_run, Delta = result.info.get("rho"), result.info.get("Delta")
+        else:
+            rho_run, Delta = rho, None
         w = [rational(v) for v in np.ravel(result.w)]
-        d = len(Y[0])
+        d = data.shape[1] + (rho_run is not None) + (len(y) if Delta is not None else 0)
         if len(w) != d:  # never a dot product of unequal lengths (zip would cut w)
             if name in perceptrons and rho is None and len(w) == d + 1:
                 fix = "pass rho=, the bias it ran with (w[-1] multiplies it)"
@@ -328,7 +398,7 @@ def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> 
             else:
                 fix = "pass the data it ran on"
             raise ValueError(f"w has {len(w)} coordinates, the patterns of the data {d}: {fix}")
-        return _positive([_dot(row, w) for row in Y], "y_i <w, x_i>")
+        return _positive(_pattern_margins_exact(data, y, rho_run, Delta, w), "y_i <w, x_i>")
     raise ValueError(f"unknown algorithm {name!r}; expected one of {GRAM_ALGORITHMS + PRIMAL_ALGORITHMS}")
 
 

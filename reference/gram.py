@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from .arithmetic import Arithmetic, arithmetic, scale_rows_pow2
 from .data import _reject_zero_rows, augment, check_data, check_real
+from .blas import one_thread
 
 __all__ = ["KERNELS", "kernel_matrix", "signed_gram", "gram"]
 
@@ -26,6 +27,7 @@ KERNELS = ("linear", "polynomial", "gaussian")
 Kernel = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
 
+@one_thread
 def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: Kernel = "linear", ar: Optional[Arithmetic] = None, **params) -> np.ndarray:
     """The kernel matrix [K(a_i, b_j)]_ij.
 
@@ -91,6 +93,7 @@ def _kernel_diagonal(X: np.ndarray, kernel: Kernel, ar: Arithmetic, **params) ->
     return np.array([kernel_matrix(X[i : i + 1], X[i : i + 1], kernel, ar, **params)[0, 0] for i in range(X.shape[0])])
 
 
+@one_thread
 def signed_gram(
     X, y, kernel: Kernel = "linear", precision: Optional[int] = None, *, rho: Optional[float] = None, **params
 ) -> np.ndarray:
@@ -108,6 +111,7 @@ def signed_gram(
         return _check_finite(Kmat * np.outer(s, s), X, "signed_gram")
 
 
+@one_thread
 def gram(
     X, y, kernel: Kernel = "linear", precision: Optional[int] = None, *, rho: Optional[float] = None, **params
 ) -> np.ndarray:

@@ -66,6 +66,7 @@ from .arithmetic import (
 )
 from .data import check_gram, check_int
 from .exact import exact_det, exact_quadratic_form, exact_rank, margin_witness_value, ratio_at_least, rational
+from .blas import one_thread
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -968,6 +969,7 @@ def _count_text(count: int) -> str:
     return f"about {mantissa:g}e+{e}"
 
 
+@one_thread
 def margin(
     K,
     *,

@@ -29,6 +29,7 @@ from .result import (
     verify_separator_gram,
     verify_separator_primal,
 )
+from .blas import one_thread
 
 __all__ = ["PerceptronState", "NKPState", "RULES", "perceptron", "normalized_perceptron", "nkp"]
 
@@ -189,6 +190,7 @@ PERCEPTRON = Algorithm(
 )
 
 
+@one_thread
 def perceptron(
     X,
     y,
@@ -285,6 +287,7 @@ NORMALIZED_PERCEPTRON = Algorithm(
 )
 
 
+@one_thread
 def normalized_perceptron(
     X,
     y,
@@ -378,6 +381,7 @@ NKP = Algorithm(
 )
 
 
+@one_thread
 def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
     """The Normalized Kernel Perceptron (NKP)  [RP14 Alg. 3].
 

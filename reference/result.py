@@ -21,8 +21,8 @@ from typing import Any, Callable, Generic, Optional, TypeVar
 import mpmath
 import numpy as np
 
-from .exact import exact_quadratic_form, rational
-from .arithmetic import MACHINE_EPS, UNDERFLOW, Arithmetic, g_norm, g_norm_upper
+from .exact import exact_factored_quadratic_form, exact_quadratic_form, rational
+from .arithmetic import MACHINE_EPS, UNDERFLOW, Arithmetic, factored_norm_upper, g_norm, g_norm_upper
 
 __all__ = [
     "SEPARATOR",
@@ -338,15 +338,16 @@ def verify_separator_factored(Z, alpha: np.ndarray) -> str:
     """'' if G alpha > 0 beyond round-off for the linear kernel's G = Z Z^T, else why.
 
     ``Z`` (n x d, scipy CSR) holds the normalized reflected points as rows; G is never formed:
-    G alpha = Z (Z^T alpha).  The allowance (n + d + 16) u (|Z| (|Z|^T |alpha|))_i bounds the
-    error of the two products (an n-term and a d-term sum) plus a few units of round-off in the
-    entries of Z, as :func:`verify_separator_gram`'s (k + 16) u sum_j |G_ij| |alpha_j| does for G
-    (|G_ij| <= (|Z| |Z|^T)_ij).
+    G alpha = Z (Z^T alpha).  The allowance (n + d + 16) eps (|Z| (|Z|^T |alpha|))_i + (2(n + d)
+    + 4) UNDERFLOW bounds the error of the two products (an n-term and a d-term sum, and products
+    that underflow) plus a few units of round-off in the entries of Z, as
+    :func:`verify_separator_gram`'s allowance does for G (|G_ij| <= (|Z| |Z|^T)_ij): a claim that
+    survives it holds in exact arithmetic for Z as stored (:func:`reference.verify_exact`).
     """
     n, d = Z.shape
     margins = Z @ (Z.T @ alpha)
     absZ = abs(Z)
-    slack = (absZ @ (absZ.T @ np.abs(alpha))) * (unit_roundoff(margins) * (n + d + 16))
+    slack = (absZ @ (absZ.T @ np.abs(alpha))) * (unit_roundoff(margins) * (n + d + 16)) + (2 * (n + d) + 4) * UNDERFLOW
     bad = np.flatnonzero(~(margins > slack))
     if bad.size:
         i = int(bad[0])
@@ -356,7 +357,13 @@ def verify_separator_factored(Z, alpha: np.ndarray) -> str:
 
 def verify_certificate_factored(Z, p: np.ndarray, accuracy, strict: bool = True) -> str:
     """'' if p is in the simplex and ||p||_G = ||Z^T p||_2 < accuracy (``<=`` when not
-    ``strict``) for G = Z Z^T (Z scipy CSR, G never formed), else why.  As :func:`verify_certificate`."""
+    ``strict``) for G = Z Z^T (Z scipy CSR, G never formed), else why.
+
+    The same rule as :func:`verify_certificate`: the simplex test, then the computed norm, then
+    the rigorous bound :func:`~reference.arithmetic.factored_norm_upper` on the norm for Z and p
+    as stored; where that bound is inconclusive and Z has at most EXACT_CERTIFICATE_N^2 stored
+    entries (the dense rule's budget of products), ||Z^T p||^2 < accuracy^2 is decided exactly.
+    """
     n = p.shape[0]
     if any(not v >= 0 for v in p):
         return "p has a negative entry"
@@ -365,9 +372,20 @@ def verify_certificate_factored(Z, p: np.ndarray, accuracy, strict: bool = True)
         return f"sum(p) = {float(s)!r} is not 1"
     w = Z.T @ p  # X Y p: ||p||_G = ||w||_2
     norm = float(np.sqrt(w @ w))
+    op = "<" if strict else "<="
     if not (norm < accuracy if strict else norm <= accuracy):
-        return f"||p||_G = {norm:.3e} is not {'<' if strict else '<='} {float(accuracy):.3e}"
-    return ""
+        return f"||p||_G = {norm:.3e} is not {op} {float(accuracy):.3e}"
+    bound = factored_norm_upper(Z, p)
+    if bound < accuracy if strict else bound <= accuracy:
+        return ""
+    if Z.nnz <= EXACT_CERTIFICATE_N**2:  # the a-priori bound is inconclusive: decide exactly
+        Q, acc2 = exact_factored_quadratic_form(Z, p), rational(accuracy) ** 2
+        if Q < acc2 if strict else Q <= acc2:
+            return ""
+    return (
+        f"||p||_G = {norm:.3e}, at most {bound:.3e} with its round-off, "
+        f"is not certified {op} {float(accuracy):.3e}"
+    )
 
 
 def pattern_margins(data, indices, indptr, labels, rho, Delta, a: np.ndarray, d: int, absolute: bool = False) -> np.ndarray:

@@ -24,6 +24,7 @@ from .result import (
     verify_certificate,
     verify_separator_gram,
 )
+from .blas import one_thread
 
 __all__ = [
     "SmoothState",
@@ -148,6 +149,7 @@ SNKP = Algorithm(
 )
 
 
+@one_thread
 def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
     """Smoothed Normalized Kernel Perceptron  [RP14 Alg. 4].
 
@@ -227,6 +229,7 @@ def _run_snkpvn(G: np.ndarray, q: np.ndarray, delta, ar: Arithmetic, max_iter: i
     return drive(SNKPVN, _Problem(G=G, ar=ar, q=q, delta=delta), ar, max_iter, trace)
 
 
+@one_thread
 def snkpvn(
     G,
     q,
@@ -422,6 +425,7 @@ ISNKPVN = Algorithm(
 )
 
 
+@one_thread
 def isnkpvn(
     G,
     gamma=2.0,

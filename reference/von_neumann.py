@@ -28,6 +28,7 @@ from .result import (
     verify_certificate,
     verify_separator_gram,
 )
+from .blas import one_thread
 
 __all__ = ["NVNState", "nvn"]
 
@@ -97,6 +98,7 @@ NVN = Algorithm(
 )
 
 
+@one_thread
 def nvn(
     G,
     epsilon=1e-3,

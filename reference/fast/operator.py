@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..arithmetic import scale_rows_pow2
 from ..data import check_real, check_sparse_data
 
 __all__ = ["LinearGram", "linear_gram"]
@@ -50,7 +51,8 @@ def linear_gram(X, y, *, rho=None) -> LinearGram:
 
     z_i = y_i x_i / ||x_i||_2 (x_i augmented to [x_i, rho] when ``rho`` is given, as
     ``reference.gram(X, y, rho=rho)``); equal to ``reference.gram(X, y, rho=rho)`` up to
-    round-off, without the n x n matrix.
+    round-off, without the n x n matrix.  Each row is first scaled by a power of two (exact, it
+    changes no z_i) so that its squared norm neither overflows nor underflows, at any scale of X.
 
     Parameters
     ----------
@@ -70,6 +72,9 @@ def linear_gram(X, y, *, rho=None) -> LinearGram:
     C, yv = check_sparse_data(X, y, nonzero=rho is None)
     if rho is not None:
         C = sp.hstack([C, sp.csr_matrix(np.full((C.shape[0], 1), float(rho)))], format="csr")
+    # z_i is invariant under x_i -> c x_i (c > 0): scale every row by a power of two (exact), as
+    # reference.gram does, so that ||x_i||^2 can neither overflow nor underflow
+    C = scale_rows_pow2(C)
     norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
     Z = sp.csr_matrix(sp.diags(yv.astype(np.float64) / norms) @ C)
     Z.sort_indices()
