@@ -59,7 +59,6 @@ def _as_float_matrix(name: str, A) -> np.ndarray:
                 v, (numbers.Real, mpmath.mpf)
             ):
                 raise ValueError(f"{name} must hold real numbers, found {v!r} ({type(v).__name__}); convert it first")
-        _check_integers_exact(name, [v for v in A.ravel() if isinstance(v, (int, np.integer))])
         return np.array([float(v) for v in A.ravel()], dtype=np.float64).reshape(A.shape)
     try:
         raw = np.asarray(A)
@@ -72,7 +71,6 @@ def _as_float_matrix(name: str, A) -> np.ndarray:
         )
     if raw.dtype == object:
         return _as_float_matrix(name, raw)
-    _check_integers_exact(name, raw)
     try:
         return np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -109,6 +107,8 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
                 "pass n_features= no larger than the data need, or use pfm / pdm / pdm_succ, which keep X sparse"
             )
         X = check_csr(X).toarray()
+    if isinstance(X, np.ndarray) and X.dtype.kind in "iu":  # rounded in every arithmetic: refuse a rounding
+        _check_integers_exact("X", X)
     Xf = _as_float_matrix("X", X)
     if Xf.ndim != 2:
         raise ValueError(
@@ -224,8 +224,8 @@ def _sum_duplicates_exactly(C: sp.csr_matrix, name: str) -> sp.csr_matrix:
     The matrix a CSR with duplicates means is the one whose entries are the exact sums
     (``toarray`` adds them in float64, in storage order, which can round: 1 + 2^-60 - 1 is 0
     there, 2^-60 exactly).  Each group of duplicates is summed in rationals and kept when float64
-    holds the sum exactly; a sum that float64 cannot hold (or that overflows) is refused, never
-    rounded.
+    holds the sum exactly; a sum that float64 cannot hold is refused, never rounded (one that
+    overflows as NaN / inf).
     """
     if C.has_canonical_format:
         return C
@@ -247,8 +247,8 @@ def _sum_duplicates_exactly(C: sp.csr_matrix, name: str) -> sp.csr_matrix:
         try:
             total = float(exact)  # correctly rounded
         except OverflowError:
-            total = math.inf
-        if not math.isfinite(total) or Fraction(total) != exact:
+            raise ValueError("X contains NaN or inf; remove or impute those entries (duplicates overflowed)") from None
+        if Fraction(total) != exact:
             raise ValueError(
                 f"{name} stores duplicate entries at (row {int(rows[lo])}, column {int(cols[lo])}) whose exact sum "
                 "float64 cannot represent; sum the duplicates yourself (X.sum_duplicates()) if the rounded sum is what you mean"

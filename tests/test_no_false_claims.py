@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import reference as ref
+import reference.fast
 from reference.exact import exact_quadratic_form, exact_rank, rational, verify_exact, verify_margin_exact
 
 # z1 + z2 + z3 = 0 exactly (dyadic coordinates): the origin is in the hull, no separator exists
@@ -256,6 +257,37 @@ def test_soak_short_slice_finds_nothing():
     assert report.ok, report.failures[:3]
 
 
+def test_soak_input_forms_mean_exactly_the_instance():
+    """Every input form the soak passes is the instance's X exactly: the non-canonical CSR
+    (duplicates, unsorted indices, explicit zeros) really is non-canonical, and sums to X."""
+    import itertools
+
+    from reference.data import check_csr
+    from theorems.soak import FORMS, instances
+
+    seen = set()
+    for inst in itertools.islice(instances(5), 120):
+        seen.add(inst.form)
+        M = inst.data()
+        if inst.form == "dense":
+            assert M is inst.X
+            continue
+        if inst.form == "csr_noncanonical":
+            assert not M.has_canonical_format, inst
+        assert np.array_equal(check_csr(M).toarray(), inst.X), inst
+    assert seen == set(FORMS)
+
+
+@pytest.mark.skipif(not ref.fast.available(), reason="the compiled engine needs numba")
+def test_soak_both_engines_short_slice_finds_nothing():
+    from theorems.soak import CLASSES, soak
+
+    report = soak(runs=len(CLASSES) * 2, seed=23, hang_seconds=60, engines=("textbook", "fast"))
+    assert report.tallies["nvn [fast]"].runs > 0 and "margin [fast]" not in report.tallies
+    assert report.total().claims > 0
+    assert report.ok, report.failures[:3]
+
+
 def test_soak_is_deterministic_for_a_seed():
     from theorems.soak import soak
 
@@ -423,3 +455,199 @@ def test_validate_writes_nothing_into_the_current_directory(tmp_path, monkeypatc
     rc, _ = _cli(["validate", "nkp", "reference:nkp", "--budget", "2"], capsys)
     assert rc == 0
     assert list(tmp_path.iterdir()) == []  # no .hypothesis/ (nothing written where the user did not ask)
+
+
+# -- the linear-kernel operator, CSR input: the same allowance rule as dense G ------------------------
+
+
+def _exact_operator_norm2(Z, p):
+    """||Z^T p||^2 in Fractions, computed here from the stored entries (independent of reference.exact)."""
+    from fractions import Fraction
+
+    Z = Z.tocsr()
+    w = {}
+    for i in range(Z.shape[0]):
+        for t in range(Z.indptr[i], Z.indptr[i + 1]):
+            j = int(Z.indices[t])
+            w[j] = w.get(j, Fraction(0)) + Fraction(float(Z.data[t])) * Fraction(float(p[i]))
+    return sum((v * v for v in w.values()), Fraction(0))
+
+
+def _exact_operator_matvec(Z, a):
+    from fractions import Fraction
+
+    Z = Z.tocsr()
+    w = {}
+    for i in range(Z.shape[0]):
+        for t in range(Z.indptr[i], Z.indptr[i + 1]):
+            j = int(Z.indices[t])
+            w[j] = w.get(j, Fraction(0)) + Fraction(float(Z.data[t])) * Fraction(float(a[i]))
+    return [
+        sum((Fraction(float(Z.data[t])) * w[int(Z.indices[t])] for t in range(Z.indptr[i], Z.indptr[i + 1])), Fraction(0))
+        for i in range(Z.shape[0])
+    ]
+
+
+X4 = np.array([[0.1, 0.7], [-0.3, -2.1], [0.2, -0.5], [-0.6, 1.5]])  # rows 0 and 1 nearly antipodal
+ANTIPODAL = np.array([[1.0, 1.0], [-3.0, -3.0]])
+
+
+def _operator_runs():
+    from reference.fast.operator import linear_gram
+
+    op4, op2 = linear_gram(X4, np.ones(4)), linear_gram(ANTIPODAL, np.ones(2))
+    return [
+        ("nvn(X4, 1e-20)", op4, lambda: ref.nvn(op4, 1e-20, engine="fast", max_iter=2000), 1e-20, False),
+        ("snkpvn(X4, 1e-20)", op4, lambda: ref.snkpvn(op4, np.full(4, 0.25), 1e-20, engine="fast", max_iter=500), 1e-20, True),
+        ("isnkpvn(antipodal, 2, 1e-20)", op2, lambda: ref.isnkpvn(op2, 2, 1e-20, engine="fast", max_iter=500), 1e-20, True),
+        ("snkpvn(antipodal, 1e-30)", op2, lambda: ref.snkpvn(op2, np.full(2, 0.5), 1e-30, engine="fast", max_iter=500), 1e-30, True),
+        ("nvn(X4, 1e-3)", op4, lambda: ref.nvn(op4, 1e-3, engine="fast"), 1e-3, False),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5), ids=lambda i: _operator_runs()[i][0])
+def test_operator_certificates_hold_exactly(case):
+    """A certificate claimed through linear_gram holds for G = Z Z^T as stored: ||Z^T p||^2 <
+    eps^2 exactly (<= for NVN).  At eps = 1e-20 the float norm of Z^T p is mostly round-off (it
+    was claimed at iteration 0, exact ||p||_G^2 = 4.8e-35 > 1e-40); at 1e-3 a certificate exists."""
+    pytest.importorskip("numba")
+    name, op, run, eps, strict = _operator_runs()[case]
+    r = run()
+    if r.status == "certificate":
+        q, e2 = _exact_operator_norm2(op.Z, r.p), rational(eps) ** 2
+        assert (q < e2 if strict else q <= e2), f"{name}: certificate at iteration {r.iterations} with exact ||p||_G^2 = {float(q):.3e}"
+        assert verify_exact(r, op) == "", name
+    elif r.status == "separator":
+        assert all(v > 0 for v in _exact_operator_matvec(op.Z, r.alpha)), f"{name}: false separator at {r.iterations}"
+    if eps == 1e-3:
+        assert r.status == "certificate", f"{name}: {r.message}"
+
+
+def test_operator_certificate_verifier_refuses_a_roundoff_norm():
+    """The factored verifier judges ||Z^T p|| by its rigorous bound: p = (1/2, 1/2, 0, 0) on X4
+    has a computed norm of round-off size; it is refused at 1e-20 (its exact value is far above),
+    accepted at 1e-3; and the bound is an upper bound of the exact norm."""
+    from reference.arithmetic import factored_norm_upper
+    from reference.fast.operator import linear_gram
+    from reference.result import verify_certificate_factored
+
+    op = linear_gram(X4, np.ones(4))
+    p = np.array([0.5, 0.5, 0.0, 0.0])
+    exact = _exact_operator_norm2(op.Z, p)
+    assert exact > rational(1e-20) ** 2  # the instance: no certificate at 1e-20 exists for this p
+    assert verify_certificate_factored(op.Z, p, 1e-20) != ""
+    assert verify_certificate_factored(op.Z, p, 1e-3) == ""
+    assert rational(factored_norm_upper(op.Z, p)) ** 2 >= exact
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200, 2.0**600, 2.0**-1060])
+def test_linear_gram_at_extreme_scales_is_the_scaled_operator(scale):
+    """linear_gram is invariant under x_i -> c x_i: rows far beyond sqrt(max float) or below
+    sqrt(min normal) give the same Z as the unscaled row (no zero or inf row, no warning), and
+    on X = [[s, s], [-1, 0]], y = (1, 1) -- separable, w = (-1, 2) -- no certificate is claimed."""
+    import warnings
+
+    pytest.importorskip("numba")
+    from reference.fast.operator import linear_gram
+
+    X = np.array([[scale, scale], [-1.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Z = linear_gram(X, np.ones(2)).Z.toarray()
+    assert np.array_equal(Z, linear_gram(np.array([[1.0, 1.0], [-1.0, 0.0]]), np.ones(2)).Z.toarray()), f"scale {scale}"
+    op = linear_gram(X, np.ones(2))
+    for r in (ref.nvn(op, 1e-3, engine="fast"), ref.isnkpvn(op, 2, 1e-3, engine="fast")):
+        assert r.status == "separator", f"{r.algorithm} at scale {scale}: {r.status} ({r.message})"
+        assert verify_exact(r, op) == ""
+
+
+def _cancelling_duplicates():
+    """Row 0 stores 1, 2^-60, -1 at column 0 and -2^-90 at column 1: exactly x_0 = 2^-90 (2^30, -1)
+    = -2^-90 x_1 with x_1 = (-2^30, 1); same labels: exactly infeasible.  float64's sum of the
+    duplicates in storage order is (0, -2^-90), which a separator of the rounded data separates."""
+    import scipy.sparse as sp
+
+    data = np.array([1.0, 2.0**-60, -1.0, -(2.0**-90), -(2.0**30), 1.0])
+    X = sp.csr_matrix((data, np.array([0, 0, 0, 1, 0, 1]), np.array([0, 4, 6])), shape=(2, 2))
+    return X, np.array([1, 1])
+
+
+def test_csr_duplicates_are_summed_exactly():
+    X, _ = _cancelling_duplicates()
+    from reference.data import check_csr
+
+    C = check_csr(X)
+    assert C.toarray().tolist() == [[2.0**-60, -(2.0**-90)], [-(2.0**30), 1.0]]
+    assert C.has_canonical_format
+
+
+@pytest.mark.parametrize("engine", ["textbook", "fast"])
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "pdm"])
+def test_cancelling_csr_duplicates_give_no_false_separator(algorithm, engine):
+    if engine == "fast":
+        pytest.importorskip("numba")
+    X, y = _cancelling_duplicates()
+    kw = {"epsilon": 0.1, "rho": None} if algorithm == "pdm" else {}  # no bias: infeasible
+    r = getattr(ref, algorithm)(X, y, max_iter=2000, engine=engine, **kw)
+    assert r.status != "separator", f"{algorithm} ({engine}): separator at iteration {r.iterations} on exactly infeasible data"
+
+
+def test_csr_duplicates_whose_sum_float64_cannot_hold_are_refused():
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix((np.array([1.0, 2.0**-60]), np.array([0, 0]), np.array([0, 2])), shape=(1, 2))
+    with pytest.raises(ValueError, match="duplicate entries at \\(row 0, column 0\\)"):
+        ref.perceptron(X, [1])
+    X = sp.csr_matrix((np.array([1e308, 1e308]), np.array([1, 1]), np.array([0, 2])), shape=(1, 2))
+    with pytest.raises(ValueError, match="duplicates overflowed"):
+        ref.perceptron(X, [1])
+    # duplicates whose sum is exact, unsorted indices and explicit zeros are the matrix scipy means
+    X = sp.csr_matrix((np.array([0.0, 0.5, 0.25, 0.25]), np.array([1, 0, 1, 1]), np.array([0, 4])), shape=(1, 2))
+    from reference.data import check_csr
+
+    C = check_csr(X)
+    assert C.toarray().tolist() == [[0.5, 0.5]] and C.nnz == 2
+
+
+def test_boolean_data_are_refused_dense_and_sparse_alike():
+    import scipy.sparse as sp
+
+    Xb = np.array([[True, False], [False, True]])
+    for X in (Xb, sp.csr_matrix(Xb)):
+        with pytest.raises(ValueError, match="booleans"):
+            ref.perceptron(X, [1, 1])
+
+
+def test_integers_float64_cannot_hold_are_refused():
+    """An int64 entry 2^53 + 1 would be rounded to 2^53: the claim would be about other data.
+    (Python ints in an object array are kept exactly by the mpmath engine, as before.)"""
+    import scipy.sparse as sp
+
+    X = np.array([[2**53 + 1, 1]])
+    for data in (X, sp.csr_matrix(X)):
+        with pytest.raises(ValueError, match="cannot represent exactly"):
+            ref.perceptron(data, [1])
+    assert ref.perceptron(np.array([[2**60, 1]]), [1]).status == "separator"  # 2^60 is a float
+
+
+def test_verify_exact_reads_the_operator_and_csr_data():
+    """verify_exact accepts what the algorithms accept, and still rejects a false claim there."""
+    import dataclasses
+
+    import scipy.sparse as sp
+
+    pytest.importorskip("numba")
+    from reference.fast.operator import linear_gram
+
+    op = linear_gram(TRIANGLE, ONES3)
+    r = ref.nvn(op, 0.25, engine="fast")
+    assert r.status == "certificate" and verify_exact(r, op) == ""
+    fake = dataclasses.replace(r, status="separator", alpha=np.full(3, 1 / 3))
+    assert "not > 0 in exact arithmetic" in verify_exact(fake, op)
+    tight = dataclasses.replace(r, p=np.array([1.0, 0.0, 0.0]))
+    assert "is not <=" in verify_exact(tight, op)
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 2.0]]))
+    s = ref.pdm(X, [1, 1], 0.1)
+    assert s.status == "separator" and verify_exact(s, X, [1, 1]) == ""
+    bad = dataclasses.replace(s, w=-s.w)
+    assert "not > 0" in verify_exact(bad, X, [1, 1])

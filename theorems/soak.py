@@ -1,12 +1,17 @@
 """The soak: every algorithm and ``margin`` on generated and adversarial instances, every claim
 re-checked in exact rational arithmetic.
 
-``margins soak [--minutes N] [--runs N] [--seed S]`` draws instances from the classes that broke
-the library before (issue 11) -- extreme scales, nearly singular G, tiny accuracies, low precision,
-duplicates, antipodal points, XOR, separability decided by round-off -- plus plain random
-separable and infeasible data, runs every algorithm of :mod:`reference` and
-:func:`reference.margin` on each, and re-checks every claim with :func:`reference.verify_exact`
-/ :func:`reference.verify_margin_exact` on the exact matrix or data the function was given.
+``margins soak [--minutes N] [--runs N] [--seed S] [--engine textbook|fast|both]`` draws
+instances from the classes that broke the library before -- extreme scales, nearly singular G,
+tiny accuracies (down to 1e-30), low precision, duplicates, antipodal points, XOR, separability
+decided by round-off, PT11's multiple updates and active sets at extreme scales -- plus plain
+random separable and infeasible data, each in one input form: a dense array, canonical CSR, or
+non-canonical CSR (duplicates that sum exactly to the data, unsorted indices, explicit zeros);
+the Gram algorithms of the compiled engine get the linear kernel's operator
+(:func:`reference.fast.operator.linear_gram`) on CSR instances.  It runs every algorithm of
+:mod:`reference` in each engine asked for, and :func:`reference.margin`, on each instance, and
+re-checks every claim with :func:`reference.verify_exact` / :func:`reference.verify_margin_exact`
+on the exact matrix, operator or data the function was given.
 
 Per algorithm it counts runs, claims (``"separator"`` / ``"certificate"``, or a margin
 interval), false claims (refuted in exact arithmetic), crashes (any exception but a
@@ -22,7 +27,7 @@ import contextlib
 import signal
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -31,7 +36,7 @@ import reference
 
 from .text import table
 
-__all__ = ["SoakInstance", "SoakReport", "instances", "soak", "ALGORITHMS", "CLASSES"]
+__all__ = ["SoakInstance", "SoakReport", "instances", "soak", "ALGORITHMS", "CLASSES", "FORMS", "ENGINES"]
 
 #: Every function the soak runs: the ten algorithms and the certified margin.
 ALGORITHMS = tuple(reference.ALGORITHMS) + ("margin",)
@@ -48,7 +53,14 @@ CLASSES = (
     "antipodal",
     "xor",
     "roundoff_separability",
+    "multiple_updates",
+    "tiny_accuracy",
 )
+
+#: The input forms an instance is passed in (drawn per instance after its data).
+FORMS = ("dense", "csr", "csr_noncanonical")
+#: The engines the soak can run; ``"both"`` on the command line runs each algorithm in both.
+ENGINES = ("textbook", "fast")
 
 _GRAM = ("nkp", "snkp", "nvn", "snkpvn", "isnkpvn")
 _PT11 = ("pfm", "pdm", "pdm_succ")
@@ -65,6 +77,40 @@ class SoakInstance:
     precision: Optional[int] = None
     kernel: str = "linear"
     max_iter: int = 2_000
+    form: str = "dense"  # one of FORMS: how X is passed (and the Gram operator on CSR, fast engine)
+    pt11: Tuple[Tuple[str, object], ...] = ()  # PT11 options: rho, Delta, active_sets, multiple_updates
+
+    def data(self):
+        """X in this instance's input form: the array, canonical CSR, or a non-canonical CSR
+        meaning exactly the same matrix (each entry split into two dyadic halves stored as
+        duplicates -- x = x/2 + x/2 is exact away from the subnormals --, indices in reverse
+        order, and an explicit zero per row)."""
+        import scipy.sparse as sp
+
+        if self.form == "dense":
+            return self.X
+        C = sp.csr_matrix(self.X)
+        if self.form == "csr":
+            return C
+        rows, cols, vals = [], [], []
+        for i in range(C.shape[0]):
+            lo, hi = C.indptr[i], C.indptr[i + 1]
+            for t in range(hi - 1, lo - 1, -1):  # reversed: unsorted indices
+                v, j = float(C.data[t]), int(C.indices[t])
+                half = v / 2
+                if half + (v - half) == v and half != 0 and v - half != 0:
+                    rows += [i, i]
+                    cols += [j, j]
+                    vals += [half, v - half]
+                else:
+                    rows.append(i)
+                    cols.append(j)
+                    vals.append(v)
+            rows.append(i)
+            cols.append(0)
+            vals.append(0.0)  # an explicit zero (a duplicate of column 0 when it is stored)
+        indptr = np.searchsorted(np.asarray(rows), np.arange(C.shape[0] + 1), side="left")
+        return sp.csr_matrix((np.asarray(vals), np.asarray(cols), indptr), shape=C.shape)
 
 
 @dataclass
@@ -131,6 +177,18 @@ def _separable(rng, n, d, margin=None):
 
 
 def _make(cls: str, rng: np.random.Generator) -> SoakInstance:
+    """One instance of class ``cls``; its input form and PT11 options are drawn after its data."""
+    inst = _make_data(cls, rng)
+    form = str(rng.choice(FORMS, p=[0.5, 0.25, 0.25]))
+    pt11 = dict(inst.pt11)
+    pt11.setdefault("rho", [1.0, None][int(rng.integers(0, 2))])
+    pt11.setdefault("Delta", [None, None, 1.0][int(rng.integers(0, 3))])
+    pt11.setdefault("active_sets", bool(rng.random() < 0.3))
+    pt11.setdefault("multiple_updates", bool(rng.random() < 0.3))
+    return replace(inst, form=form, pt11=tuple(sorted(pt11.items())))
+
+
+def _make_data(cls: str, rng: np.random.Generator) -> SoakInstance:
     n, d = int(rng.integers(2, 9)), int(rng.integers(1, 4))
     if cls == "separable":
         X, y = _separable(rng, n, d)
@@ -176,6 +234,25 @@ def _make(cls: str, rng: np.random.Generator) -> SoakInstance:
         t = float(rng.choice([1e-15, 1e-16, 2.0**-52, 2.0**-53, 1e-17, 0.0]))
         X = np.array([[1.0, 0.0], [-1.0, t], [0.5, -t / 2]]) * float(rng.choice([1.0, 0.1, 7.0]))
         return SoakInstance(cls, X, np.array([1, 1, 1]), epsilon=float(rng.choice([1e-3, 1e-8])))
+    if cls == "multiple_updates":
+        # PT11's multiple updates and active sets where the step sizes meet overflow and underflow:
+        # rows at scales far apart (one row huge, one tiny or subnormal), or all at one extreme
+        X, y = (_separable(rng, n, d) if rng.random() < 0.5 else (rng.standard_normal((n, d)), _labels(rng, n)))
+        scales = np.array([1e-300, 1e-160, 1e-82, 1e22, 1e88, 1e111, 1e160, 1e300, 1e-310])
+        row_scale = rng.choice(scales, n) if rng.random() < 0.6 else np.full(n, float(rng.choice(scales)))
+        X = X * row_scale.reshape(-1, 1)
+        if rng.random() < 0.2:
+            X[int(rng.integers(0, n))] = 5e-324 * np.sign(rng.standard_normal(d))  # subnormal row
+        opts = {"multiple_updates": True, "active_sets": bool(rng.random() < 0.5),
+                "rho": [None, 1.0][int(rng.integers(0, 2))], "Delta": [None, 1.0][int(rng.integers(0, 2))]}
+        return SoakInstance(cls, X, y, epsilon=float(rng.choice([1e-3, 1e-2])), pt11=tuple(sorted(opts.items())))
+    if cls == "tiny_accuracy":
+        # certificates at accuracies far below float64's round-off floor of ||p||_G: nearly
+        # antipodal pairs (x, -c x with c not a power of two) and infeasible hulls
+        x = rng.standard_normal((1, d + 1))
+        c = float(rng.choice([3.0, 7.0, 0.1, 1.5]))
+        X = np.vstack([x, -c * x, rng.standard_normal((int(rng.integers(0, 3)), d + 1))])
+        return SoakInstance(cls, X, np.ones(X.shape[0], dtype=np.int64), epsilon=float(rng.choice([1e-20, 1e-30, 1e-12])))
     raise ValueError(f"unknown instance class {cls!r}")
 
 
@@ -215,18 +292,38 @@ def _time_limit(seconds: float):
             signal.signal(signal.SIGALRM, old)
 
 
-def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G):
-    """Run one algorithm on one instance; return (result, the data its claim is about, y)."""
+def _key(name: str, engine: str) -> str:
+    """The tally of ``name`` in ``engine``: the bare name for the textbook, ``name [fast]``."""
+    return name if engine == "textbook" or name == "margin" else f"{name} [fast]"
+
+
+def _gram_input(inst: SoakInstance, engine: str, G):
+    """The Gram matrix or operator an algorithm gets: the linear kernel's operator built from the
+    instance's CSR form in the compiled engine, else the dense G (built from the same form)."""
+    if engine == "fast" and inst.form != "dense" and inst.kernel == "linear":
+        from reference.fast.operator import linear_gram
+
+        return linear_gram(inst.data(), inst.y)
+    return G
+
+
+def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G, engine: str = "textbook"):
+    """Run one algorithm on one instance; return (result, the data its claim is about, y).
+
+    Primal claims are judged on the dense array ``inst.X``, which every input form means exactly."""
     fn = fns[name]
     eps = min(inst.epsilon, 1.0)
     kw = {"max_iter": inst.max_iter, "precision": inst.precision}
+    if engine != "textbook":
+        kw["engine"] = engine
     if name == "margin":
         return fn(G, precision=inst.precision, max_iter=inst.max_iter), G, None
     if name in ("perceptron", "normalized_perceptron"):
-        return fn(inst.X, inst.y, **kw), inst.X, inst.y
+        return fn(inst.data(), inst.y, **kw), inst.X, inst.y
     if name in _PT11:
         first = eps * 0.01 if name == "pfm" else max(eps, 1e-3)
-        return fn(inst.X, inst.y, first, max_epochs=200, **kw), inst.X, inst.y
+        return fn(inst.data(), inst.y, first, max_epochs=200, **dict(inst.pt11), **kw), inst.X, inst.y
+    G = _gram_input(inst, engine, G)
     if name == "nvn":
         return fn(G, eps, **kw), G, None
     if name == "snkpvn":
@@ -246,58 +343,69 @@ def _check(name: str, result, data, y, inst: SoakInstance) -> Tuple[bool, str]:
     return True, reference.verify_exact(result, data, y, accuracy=accuracy)
 
 
-def run_instance(inst: SoakInstance, report: SoakReport, fns: Dict[str, Callable], hang_seconds: float) -> None:
-    """Every algorithm on ``inst``; update ``report``."""
+def run_instance(
+    inst: SoakInstance, report: SoakReport, fns: Dict[str, Callable], hang_seconds: float, engines: Tuple[str, ...] = ("textbook",)
+) -> None:
+    """Every algorithm on ``inst``, in every engine of ``engines``; update ``report``."""
     try:
-        G = reference.gram(inst.X, inst.y, inst.kernel, **({"degree": 2} if inst.kernel == "polynomial" else {}))
+        kernel_kw = {"degree": 2} if inst.kernel == "polynomial" else {}
+        G = reference.gram(inst.X if inst.form == "dense" else inst.data(), inst.y, inst.kernel, **kernel_kw)
         gram_error = None
     except ValueError as exc:
         G, gram_error = None, exc
     except Exception as exc:  # noqa: BLE001 -- a crash of gram is counted against every Gram user
         G, gram_error = None, exc
-    for name in fns:
-        tally = report.tallies.setdefault(name, Tally())
-        tally.runs += 1
-        needs_G = name in _GRAM or name == "margin"
-        if needs_G and G is None:
-            if isinstance(gram_error, ValueError):
-                tally.rejected += 1
-            else:
-                tally.crashes += 1
-                _note(report, name, inst, f"gram crashed: {type(gram_error).__name__}: {gram_error}")
-            continue
-        try:
-            with _time_limit(hang_seconds):
-                result, data, y = _call(name, fns, inst, G)
-        except _Hang:
-            tally.hangs += 1
-            _note(report, name, inst, f"no result within {hang_seconds} s")
-            continue
-        except ValueError as exc:
+    for engine in engines:
+        for name in fns:
+            if engine != "textbook" and (name == "margin" or inst.precision is not None):
+                continue  # margin has one engine; the compiled engine is float64 only
+            _run_one(name, engine, inst, report, fns, G, gram_error, hang_seconds)
+
+
+def _run_one(name, engine, inst, report, fns, G, gram_error, hang_seconds) -> None:
+    key = _key(name, engine)
+    tally = report.tallies.setdefault(key, Tally())
+    tally.runs += 1
+    needs_G = name in _GRAM or name == "margin"
+    if needs_G and G is None:
+        if isinstance(gram_error, ValueError):
             tally.rejected += 1
-            if inst.precision is None and inst.cls not in ("extreme_scale",):
-                _note(report, name, inst, f"rejected: {exc}")  # recorded, not counted as a failure
-            continue
-        except Exception as exc:  # noqa: BLE001 -- anything else is a crash
+        else:
             tally.crashes += 1
-            _note(report, name, inst, f"crash: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
-            continue
-        try:
-            claimed, reason = _check(name, result, data, y, inst)
-        except Exception as exc:  # noqa: BLE001 -- a result the exact checker cannot read
-            claimed, reason = True, f"the result cannot be checked: {type(exc).__name__}: {exc}"
-        if claimed:
-            tally.claims += 1
-            if reason:
-                tally.false_claims += 1
-                _note(report, name, inst, f"FALSE CLAIM: {reason}")
+            _note(report, key, inst, f"gram crashed: {type(gram_error).__name__}: {gram_error}")
+        return
+    try:
+        with _time_limit(hang_seconds):
+            result, data, y = _call(name, fns, inst, G, engine)
+    except _Hang:
+        tally.hangs += 1
+        _note(report, key, inst, f"no result within {hang_seconds} s")
+        return
+    except ValueError as exc:
+        tally.rejected += 1
+        if inst.precision is None and inst.cls not in ("extreme_scale", "multiple_updates"):
+            _note(report, key, inst, f"rejected: {exc}")  # recorded, not counted as a failure
+        return
+    except Exception as exc:  # noqa: BLE001 -- anything else is a crash
+        tally.crashes += 1
+        _note(report, key, inst, f"crash: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+        return
+    try:
+        claimed, reason = _check(name, result, data, y, inst)
+    except Exception as exc:  # noqa: BLE001 -- a result the exact checker cannot read
+        claimed, reason = True, f"the result cannot be checked: {type(exc).__name__}: {exc}"
+    if claimed:
+        tally.claims += 1
+        if reason:
+            tally.false_claims += 1
+            _note(report, key, inst, f"FALSE CLAIM: {reason}")
 
 
 def _note(report: SoakReport, name: str, inst: SoakInstance, what: str) -> None:
     if len(report.failures) < 50:
         report.failures.append(
             f"{name} on {inst.cls} (X={inst.X.tolist()!r}, y={inst.y.tolist()!r}, epsilon={inst.epsilon!r}, "
-            f"precision={inst.precision!r}, kernel={inst.kernel!r}): {what}"
+            f"precision={inst.precision!r}, kernel={inst.kernel!r}, form={inst.form!r}, pt11={dict(inst.pt11)!r}): {what}"
         )
 
 
@@ -309,6 +417,7 @@ def soak(
     algorithms: Optional[Dict[str, Callable]] = None,
     hang_seconds: float = 30.0,
     progress: Optional[Callable[[SoakReport], None]] = None,
+    engines: Tuple[str, ...] = ("textbook",),
 ) -> SoakReport:
     """Run the soak until ``runs`` instances are done or ``minutes`` have passed.
 
@@ -327,7 +436,13 @@ def soak(
         A run longer than this is interrupted and counted as a hang.
     progress : callable, optional
         Called with the report after every instance.
+    engines : tuple of str
+        The engines each algorithm runs in (:data:`ENGINES`); ``("textbook", "fast")`` runs both
+        (the compiled engine needs numba).  The compiled engine's tallies are named ``"nvn [fast]"``.
     """
+    engines = tuple(engines)
+    if not engines or any(e not in ENGINES for e in engines):
+        raise ValueError(f"engines must be a non-empty tuple of {ENGINES}, got {engines!r}")
     if minutes is None and runs is None:
         raise ValueError("pass minutes= or runs= (the soak needs a budget)")
     fns = {name: (reference.margin if name == "margin" else getattr(reference, name)) for name in ALGORITHMS}
@@ -336,7 +451,7 @@ def soak(
         if unknown:
             raise ValueError(f"unknown algorithm name(s) {sorted(unknown)}; expected names from {ALGORITHMS}")
         fns.update(algorithms)
-    report = SoakReport(seed=seed)
+    report = SoakReport(seed=seed, tallies={_key(a, e): Tally() for e in engines for a in ALGORITHMS if e == "textbook" or a != "margin"})
     t0 = time.perf_counter()
     deadline = None if minutes is None else t0 + 60.0 * minutes
     with np.errstate(all="ignore"):
@@ -345,7 +460,7 @@ def soak(
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            run_instance(inst, report, fns, hang_seconds)
+            run_instance(inst, report, fns, hang_seconds, engines)
             report.instances += 1
             if progress is not None:
                 progress(report)
@@ -383,6 +498,12 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the instance stream (default 0)")
     p.add_argument("--hang-seconds", type=_positive_float, default=30.0, help="a run longer than this counts as a hang")
     p.add_argument("--failures", type=int, default=5, help="print the first N failures in full (default 5)")
+    p.add_argument(
+        "--engine",
+        choices=("textbook", "fast", "both"),
+        default=None,
+        help="the engine(s) every algorithm runs in (default: both when numba is installed, else textbook)",
+    )
 
 
 def main(args) -> int:
@@ -400,11 +521,19 @@ def main(args) -> int:
             print(f"  {rep.instances} instances, {t.runs} runs, {t.false_claims} false claims, {t.crashes} crashes, "
                   f"{t.hangs} hangs", file=sys.stderr)
 
-    report = soak(minutes=minutes, runs=args.runs, seed=args.seed, hang_seconds=args.hang_seconds, progress=progress)
+    from reference import fast
+
+    engine = args.engine or ("both" if fast.available() else "textbook")
+    if engine != "textbook" and not fast.available():
+        print(f"margins soak: error: --engine {engine} needs numba; run: {fast.INSTALL_HINT}", file=sys.stderr)
+        return 2
+    engines = ENGINES if engine == "both" else (engine,)
+    report = soak(minutes=minutes, runs=args.runs, seed=args.seed, hang_seconds=args.hang_seconds, progress=progress,
+                  engines=engines)
     t = report.total()
     print(report.table())
     print(f"\n{report.instances} instances, {t.runs} runs, {t.claims} claims re-checked in exact rational arithmetic "
-          f"in {report.seconds:.0f} s (seed {report.seed}); "
+          f"in {report.seconds:.0f} s (seed {report.seed}, engines: {', '.join(engines)}); "
           + ("no false claim, crash or hang." if report.ok else "FAILURES:"))
     for f in report.failures[: max(args.failures, 0)]:
         print("  - " + f)
