@@ -320,6 +320,10 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
         Off by default: a matrix built by :func:`reference.gram` is PSD by construction, and
         the eigenvalue decomposition dominates the cost of every algorithm at n ~ 10^3-10^4.
     """
+    if sp.issparse(getattr(G, "Z", None)) and callable(getattr(G, "matvec", None)):  # a LinearGram
+        fix = ("pass engine='fast', or the matrix reference.gram(X, y)" if name == "G" else
+               "pass the matrix reference.gram(X, y), or use reference.margin_from_data(X, y), which keeps X sparse")
+        raise ValueError(f"{name} is the linear kernel's operator G = Z Z^T, which only the compiled Gram algorithms read; {fix}")
     Gf = _as_float_matrix(name, G)
     if Gf.ndim != 2 or Gf.shape[0] != Gf.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {Gf.shape}; build it with reference.gram(X, y)")

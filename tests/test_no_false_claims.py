@@ -651,3 +651,13 @@ def test_verify_exact_reads_the_operator_and_csr_data():
     assert s.status == "separator" and verify_exact(s, X, [1, 1]) == ""
     bad = dataclasses.replace(s, w=-s.w)
     assert "not > 0" in verify_exact(bad, X, [1, 1])
+
+
+def test_the_operator_outside_the_compiled_engine_is_a_clear_value_error():
+    from reference.fast.operator import linear_gram
+
+    op = linear_gram(np.eye(2), [1, 1])
+    with pytest.raises(ValueError, match="pass engine='fast'"):
+        ref.nvn(op, 0.1)
+    with pytest.raises(ValueError, match="margin_from_data"):
+        ref.margin(op)
