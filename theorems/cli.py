@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -26,7 +25,7 @@ from reference.arithmetic import scale_rows_pow2
 from reference.algorithms import SPECS
 
 from .registry import REGISTRY
-from .text import fields, fmt, table
+from .text import fields, fmt, json_text, table
 
 __all__ = ["main"]
 
@@ -200,7 +199,7 @@ def cmd_run(args) -> int:
         d["certified_margin"] = None if certified is None else {"lower": certified.lower, "upper": certified.upper,
                                                                 "method": certified.method}
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(json_text(d))
     else:
         rows = [(k, d[k]) for k in ("algorithm", "status", "iterations", "precision", "engine", "message")]
         rows += [("meaning", STATUS_NOTES[res.status]), ("time", f"{seconds:.2f} s")]
@@ -235,7 +234,7 @@ def cmd_margin(args) -> int:
     M = reference.margin_from_data(X, y, rho=args.rho, Delta=args.Delta, normalize=args.normalize)
     d = M.as_dict()
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(json_text(d))
         return 0
     verdict = {True: "separable (certified: lower > 0)", False: "NOT separable (certified exactly: Gordan)", None: "undecided"}
     rows = [
@@ -302,7 +301,7 @@ def cmd_check(args) -> int:
     verdicts = run_checks(ids=ids)
     unexpected, refuted = check_outcome(verdicts)
     if args.json:
-        print(json.dumps([v.as_dict() for v in verdicts], indent=2))
+        print(json_text([v.as_dict() for v in verdicts]))
     else:
         if args.all:
             rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))] for v in verdicts]

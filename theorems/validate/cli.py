@@ -10,6 +10,7 @@ from .case import ALGORITHMS
 from .files import export_cases, validate_answers, validate_trace
 from .report import Report
 from .run import validate
+from ..text import json_text
 from .schema import read_json, SCHEMA_VERSION
 
 
@@ -97,7 +98,7 @@ def cmd_validate(args) -> int:
         reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases,
                                 skip_flags=skip, database=args.database))
     if args.json:
-        print(json.dumps([r.as_dict() for r in reports], indent=1))
+        print(json_text([r.as_dict() for r in reports], indent=1))
     else:
         for r in reports:
             print(r.format() if not r.conforms else r.summary())
