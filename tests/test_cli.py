@@ -266,3 +266,38 @@ def test_run_achieved_margin_of_normalized_points_at_extreme_rho(tmp_path, capsy
     assert cli.main(["run", "normalized_perceptron", "--data", str(f), "--rho", "1e300", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["status"] == "separator" and d["achieved_margin"] == pytest.approx(1.0, rel=1e-12)
+
+
+def _strict_json(text):
+    """RFC 8259 JSON only: Infinity / -Infinity / NaN (which json.loads accepts by default) raise."""
+
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_every_json_output_is_strict_json_with_non_finite_numbers_as_strings(tmp_path, capsys):
+    """Non-separable data give relative_width = inf: `margin --json` wrote the bare token Infinity,
+    which no strict JSON parser reads.  Every --json output (and every JSON file) writes a
+    non-finite number as the string "inf" / "-inf" / "nan", as the case files do."""
+    f = tmp_path / "clash.svm"
+    f.write_text("+1 1:1 2:1\n-1 1:1 2:1\n+1 1:2\n")  # two equal points with opposite labels
+    assert cli.main(["margin", "--data", str(f), "--json"]) == 0
+    d = _strict_json(capsys.readouterr().out)
+    assert d["separable"] is False and d["relative_width"] == "inf" and float(d["relative_width"]) == np.inf
+    assert cli.main(["margin", "--data", str(f), "--Delta", "1", "--json"]) == 0
+    assert _strict_json(capsys.readouterr().out)["separable"] is True
+    for argv in (["run", "perceptron", "--max-iter", "5"], ["run", "pdm", "--epsilon", "0.1", "--max-iter", "5"],
+                 ["run", "nvn"], ["run", "pdm", "--epsilon", "0.1", "--Delta", "1"]):
+        assert cli.main([*argv, "--data", str(f), "--json"]) == 0
+        _strict_json(capsys.readouterr().out)
+    assert cli.main(["validate", "pdm", "reference:pdm", "--data", str(f), "--Delta", "1", "--epsilon", "0.1", "--json"]) == 0
+    _strict_json(capsys.readouterr().out)
+    from theorems.text import json_text
+    from theorems.validate.schema import read_json, write_json
+
+    doc = {"a": np.inf, "b": [-np.inf, np.nan, np.float64(2.5)], "c": np.array([1.0, np.inf])}
+    assert _strict_json(json_text(doc)) == {"a": "inf", "b": ["-inf", "nan", 2.5], "c": [1.0, "inf"]}
+    write_json(tmp_path / "doc.json", doc)
+    assert read_json(tmp_path / "doc.json") == _strict_json((tmp_path / "doc.json").read_text())

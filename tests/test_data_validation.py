@@ -6,7 +6,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference.data import check_data, check_gram, check_real, check_simplex, reflect
+import reference as ref
+from reference.data import check_csr, check_data, check_gram, check_real, check_simplex, reflect
 
 
 def test_single_feature_is_accepted_and_zero_features_rejected():
@@ -210,3 +211,191 @@ def test_extend_puts_label_times_delta_on_the_diagonal():
 
     Z = np.array([[1.0], [2.0]])
     assert extend(Z, np.array([-1, 1]), 0.5).tolist() == [[1.0, -0.5, 0.0], [2.0, 0.0, 0.5]]
+
+
+# -- load_libsvm: the streaming reader gives what the list-building reader gave, within a size cap --
+
+
+def _load_libsvm_lists(path, n_features=None):
+    """The reader as it was before it streamed (text-mode lines into Python lists, then CSR): the
+    reference its replacement must match bit for bit."""
+    import gzip
+
+    import scipy.sparse as sp
+
+    from reference.data import _MAX_COLUMNS, _TOO_WIDE, _data_path, check_csr, check_int
+
+    path = _data_path(path, "a LIBSVM file")
+    if n_features is not None:
+        n_features = check_int("n_features", n_features, low=1)
+    opener = gzip.open if path.suffix == ".gz" else open
+    labels, indptr, indices, values, width = [], [0], [], [], 0
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                if not line.isascii():
+                    raise ValueError("non-ASCII characters")
+                label = float(parts[0])
+                row = {}
+                for tok in parts[1:]:
+                    k, v = tok.split(":", 1)
+                    if not k.isdigit():
+                        raise ValueError(f"feature index {k!r} is not a positive integer")
+                    idx = int(k)
+                    if idx < 1:
+                        raise ValueError("feature indices are 1-based")
+                    if idx > _MAX_COLUMNS:
+                        raise ValueError(f"feature index {idx} {_TOO_WIDE}; renumber the features from 1")
+                    if idx - 1 in row:
+                        raise ValueError(f"feature index {idx} appears twice")
+                    row[idx - 1] = float(v)
+                    width = max(width, idx)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
+            labels.append(label)
+            for j in sorted(row):
+                indices.append(j)
+                values.append(row[j])
+            indptr.append(len(indices))
+    if not labels:
+        raise ValueError(f"data file {str(path)!r} has no data lines")
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"n_features={n_features} but the file uses feature index {width}; raise n_features")
+        width = n_features
+    y = np.array(labels)
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{path}: labels must be +1/-1, found {sorted(set(y.tolist()))[:5]}; relabel the file")
+    X = sp.csr_matrix((np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), np.array(indptr, dtype=np.int64)),
+                      shape=(len(labels), width))
+    if width == 0:
+        return X, y.astype(np.int64)
+    return check_csr(X), y.astype(np.int64)
+
+
+def _outcome(load, path, **kw):
+    try:
+        X, y = load(path, **kw)
+    except ValueError as exc:
+        return ("error", str(exc))
+    return ("ok", X.shape, X.format, X.data.dtype, X.indices.dtype, X.indptr.dtype, X.has_canonical_format,
+            X.data.tobytes(), X.indices.tobytes(), X.indptr.tobytes(), y.dtype, y.tobytes())
+
+
+TRICKY = (
+    "# a header comment, then a blank line and one of spaces\n\n   \t \n"
+    "+1 1:0.5 3:1e-3 10:-2.5E+2   # a trailing comment # with a second '#'\n"
+    "-1 2:1 5:0 6:-0.0\r\n"  # explicit zeros (dropped), CRLF
+    "1 7:+4 2:.25 4:3.\r"  # unsorted indices, a lone CR
+    "\t# an indented comment\n"
+    "-1.0 1:1e-320 9:1.7976931348623157e308\n"  # a subnormal, the largest float
+    "+1\n"  # a label with no features
+    "\u00a0\u2003\n"  # only (non-ASCII) whitespace: a blank line
+    "-1 12:7 \x0b 3:2\n"  # a vertical tab between the entries
+    "1.0 100:1"  # an index gap, no final newline
+)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("tricky.svm", TRICKY),
+    ("tricky.svm.gz", TRICKY),
+    ("dup.svm", "# c\n\n+1 1:1\r\n\r\n-1 2:1 2:3\n"),  # the error names line 5 (of 5)
+    ("cr.svm", "+1 1:1\r\r-1 1:\u0661\n"),  # an Arabic-Indic digit on line 3
+    ("zero.svm", "0 1:1\n1 2:1\n"),  # 0/1 labels
+    ("nan.svm", "+1 1:nan\n"),
+    ("blank.svm", "\n \n# only comments\n\r\n"),
+    ("badutf8.svm", "+1 1:1\n# caf\xe9\n"),  # (written as latin-1 below)
+])
+def test_load_libsvm_matches_the_list_reader(tmp_path, name, text):
+    import gzip
+
+    f = tmp_path / name
+    raw = text.encode("latin-1" if name == "badutf8.svm" else "utf-8")
+    f.write_bytes(gzip.compress(raw) if name.endswith(".gz") else raw)
+    new = _outcome(ref.load_libsvm, f)
+    if name == "badutf8.svm":  # the old reader said "near line 1" (wherever its decode buffer ended)
+        assert new[0] == "error" and new[1].startswith(f"{f}: cannot be read as a LIBSVM text file near line 2 "
+                                                       "(UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9")
+        with pytest.raises(UnicodeDecodeError):
+            _load_libsvm_lists(f)
+        return
+    assert new == _outcome(_load_libsvm_lists, f)
+    if name.startswith("tricky"):
+        assert new[0] == "ok" and new[1] == (7, 100)
+        assert _outcome(ref.load_libsvm, f, n_features=120) == _outcome(_load_libsvm_lists, f, n_features=120)
+        X, _ = ref.load_libsvm(f)
+        X.check_format(full_check=True)
+        assert _outcome(lambda p: (check_csr(X), _), f)[1:10] == new[1:10]  # canonical already
+
+
+def test_load_libsvm_matches_the_list_reader_on_heart_scale_and_the_real_sets(tmp_path, monkeypatch):
+    from importlib import resources
+
+    from reference import data as data_module
+    from theorems.instances.families import data_dir
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        assert _outcome(ref.load_libsvm, p) == _outcome(_load_libsvm_lists, p)
+        monkeypatch.setattr(data_module, "_CHUNK", 1000)  # many blocks: lines cut at every block boundary
+        assert _outcome(ref.load_libsvm, p) == _outcome(_load_libsvm_lists, p)
+        monkeypatch.undo()
+    root = data_dir()
+    for name in ("a1a/a1a", "svmguide3/svmguide3.gz", "breast-cancer_scale/breast-cancer_scale"):
+        if root is not None and (root / name).is_file():
+            assert _outcome(ref.load_libsvm, root / name) == _outcome(_load_libsvm_lists, root / name)
+
+
+def test_load_libsvm_caps_the_text_it_reads(tmp_path, capsys):
+    """A small .gz can inflate to gigabytes (of blank lines: minutes to say "no data lines"; of
+    data: a MemoryError): the inflated text is counted before anything is parsed, and a file over
+    max_bytes (default MAX_LIBSVM_BYTES = 1 GiB) is one ValueError naming the cap and its knobs."""
+    import gzip
+
+    from reference.data import MAX_LIBSVM_BYTES
+    from theorems import cli
+
+    assert MAX_LIBSVM_BYTES == 2**30
+    cap = 1 << 20
+    blank, full = tmp_path / "blank.svm.gz", tmp_path / "full.svm.gz"
+    blank.write_bytes(gzip.compress(b"\n" * (2 * cap), 1))
+    full.write_bytes(gzip.compress(b"+1 1:1 2:0.5\n" * (2 * cap // 13), 1))
+    plain = tmp_path / "plain.svm"
+    plain.write_bytes(b"+1 1:1\n" * (cap // 7 + 1))
+    for f, inflated in ((blank, " (inflated)"), (full, " (inflated)"), (plain, "")):
+        with pytest.raises(ValueError) as exc:
+            ref.load_libsvm(f, max_bytes=cap)
+        assert str(exc.value) == (f"{f}: more than max_bytes = {cap} bytes of text{inflated}; a larger file needs "
+                                  "load_libsvm(..., max_bytes=N) (or None: no cap), margins --max-bytes N")
+    with pytest.raises(ValueError, match="has no data lines"):
+        ref.load_libsvm(blank, max_bytes=None)
+    assert ref.load_libsvm(full, max_bytes=3 * cap)[0].shape == (2 * cap // 13, 2)
+    assert ref.load_libsvm(plain, max_bytes=cap + 7)[0].shape == (cap // 7 + 1, 1)
+    for bad in (0, -1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="max_bytes must be an integer >= 1"):
+            ref.load_libsvm(plain, max_bytes=bad)
+    assert cli.main(["margin", "--data", str(full), "--max-bytes", str(cap)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("margins margin: error: ") and "max_bytes = 1048576" in err and len(err.splitlines()) == 1
+    assert cli.main(["margin", "--data", str(plain), "--max-bytes", "none", "--json"]) == 0
+    assert cli.main(["run", "perceptron", "--data", str(plain), "--max-bytes", str(cap), "--json"]) == 2
+    assert "max_bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_load_libsvm_line_numbers_across_blocks_of_blank_lines(tmp_path, monkeypatch, chunk):
+    """Blocks of whitespace only are skipped whole (counted, not parsed); the line an error names is
+    still the one the list reader named, with CRLF, lone CR and blank lines cut at any block size."""
+    from reference import data as data_module
+
+    f = tmp_path / "lines.svm"
+    f.write_bytes(b"\n\r\n \r\r\n+1 1:1\r\n\n\n   \n\r# c\n\t\r\n-1 1:1\n\n\r\n\r-1 3:1 3:2\n\n")
+    monkeypatch.setattr(data_module, "_CHUNK", chunk)
+    new = _outcome(ref.load_libsvm, f)
+    assert new == _outcome(_load_libsvm_lists, f) and new[1].startswith(f"{f}:16: not LIBSVM format")
+    g = tmp_path / "ok.svm"
+    g.write_bytes(f.read_bytes().replace(b"3:1 3:2", b"3:2"))
+    assert _outcome(ref.load_libsvm, g) == _outcome(_load_libsvm_lists, g)

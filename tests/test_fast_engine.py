@@ -10,7 +10,8 @@
 * the new verifiers reject broken claims;
 * the engine's arguments: unknown engine, precision=, numba missing.
 
-Compiled kernels are cached by numba on disk (cache=True), so they compile once per checkout.
+Compiled kernels are cached by numba on disk (cache=True), so they compile once per checkout
+(in memory, once per process, where no cache location is writable).
 """
 
 import functools
@@ -383,3 +384,58 @@ def test_pt11_at_extreme_scales_runs_like_the_textbook(scale):
         assert fast.status == slow.status == reference.SEPARATOR and fast.iterations == slow.iterations, (fn, kw)
         assert fast.info["scale"] == slow.info["scale"] and verify_exact(fast, X, y) == ""
         np.testing.assert_allclose(fast.w, slow.w, rtol=RTOL, atol=0)
+
+
+def test_kernels_run_where_no_cache_location_is_writable(tmp_path):
+    """numba's cache=True refuses to compile at all when it finds no writable place for the cache
+    ("RuntimeError: cannot cache function ...: no locator available"): a read-only install with no
+    home directory could not run engine="fast".  In a fresh process on a read-only copy of the
+    package, HOME and NUMBA_CACHE_DIR unset and the user cache directory read-only, both kernel
+    modules compile in memory, the runs agree with the textbook engine, and nothing is written."""
+    import os
+    import shutil
+    import stat
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = tmp_path / "install"
+    shutil.copytree(Path(reference.__file__).parent, root / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "cache").mkdir()  # XDG_CACHE_HOME: numba's user-wide cache directory, read-only too
+    for p in sorted(root.rglob("*"), reverse=True) + [root]:
+        p.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP if p.is_dir() else stat.S_IRUSR | stat.S_IRGRP)
+    before = sorted(str(p) for p in root.rglob("*"))
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "NUMBA_CACHE_DIR")}
+    env.update(XDG_CACHE_HOME=str(root / "cache"), PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    cmd = [sys.executable, "-c", """
+import os, sys, numpy as np
+import reference
+assert reference.__file__.startswith(sys.argv[1]), reference.__file__
+try:
+    open(os.path.join(sys.argv[1], "reference", "fast", "probe"), "w").close()
+    print("WRITABLE")
+    sys.exit(0)
+except OSError:
+    pass
+G = np.array([[1.0, 0.5], [0.5, 1.0]])
+a, b = reference.nvn(G, 0.1), reference.nvn(G, 0.1, engine="fast")
+assert (a.status, a.iterations) == (b.status, b.iterations), (a, b)
+X, y = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0]]), np.array([1, 1, -1])
+a, b = reference.pdm(X, y, 0.1), reference.pdm(X, y, 0.1, engine="fast")
+assert (a.status, a.iterations) == (b.status, b.iterations), (a, b)
+print("OK", b.status)
+""", str(root)]
+    if os.geteuid() == 0:  # root writes through permission bits: run without CAP_DAC_OVERRIDE
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: a read-only location cannot be made here")
+        cmd = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search", *cmd]
+    try:
+        out = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, timeout=600)
+    finally:
+        for p in [root] + list(root.rglob("*")):
+            p.chmod(p.stat().st_mode | stat.S_IWUSR)  # so that tmp_path can be removed
+    if out.stdout.startswith("WRITABLE"):
+        pytest.skip("the copy stayed writable (a file system without permission bits)")
+    assert out.returncode == 0 and out.stdout.startswith("OK"), out.stderr[-2000:]
+    assert "no locator available" not in out.stderr
+    assert sorted(str(p) for p in root.rglob("*")) == before  # no cache file, no bytecode

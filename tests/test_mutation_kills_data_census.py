@@ -182,8 +182,8 @@ def test_load_libsvm_reads_utf8_under_a_simulated_ascii_locale(tmp_path, monkeyp
     decodes as ASCII when no encoding is given; the reader names UTF-8, so the UTF-8 comment is fine."""
     import builtins
 
-    def ascii_locale_open(file, mode="r", *args, encoding=None, **kwargs):
-        return builtins.open(file, mode, *args, encoding=encoding or "ascii", **kwargs)
+    def ascii_locale_open(file, mode="r", *args, encoding=None, **kwargs):  # (binary mode takes no encoding)
+        return builtins.open(file, mode, *args, encoding=encoding or (None if "b" in mode else "ascii"), **kwargs)
 
     path = tmp_path / "c.txt"
     path.write_text("+1 1:0.5 # caf\u00e9\n-1 2:2\n", encoding="utf-8")

@@ -133,6 +133,36 @@ def test_answers_computed_elsewhere_on_a_named_data_file(tmp_path, heart):
         validate_data_answers(f)
 
 
+@pytest.mark.parametrize("answers", [[1], "abc", [], {"a": 1}, None, ["x"], [{"algorithm": "pdm"}],
+                                     [{"algorithm": "pdm", "epsilon": "0.1"}], [{"algorithm": "svm", "epsilon": 0.1}],
+                                     [{"algorithm": "pdm", "epsilon": 0.1, "max_iter": 1.5}],
+                                     [{"algorithm": "pdm", "epsilon": 0.1, "rho": "one"}]])
+def test_cli_data_answers_of_the_wrong_shape_is_one_line_naming_the_file(tmp_path, capsys, answers):
+    """`answers` that is not a non-empty list of answer objects (a number, a string, an empty
+    list, an answer without its accuracy) is refused in one line that names the document, with
+    exit code 2: no traceback, and never silence (an empty list printed nothing and exited 1)."""
+    import json
+    import shutil
+
+    from theorems import cli
+    from theorems.validate.data import sha256_of
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        shutil.copy(p, tmp_path / "heart.txt")
+    doc = {"kind": "data-answers", "data": {"file": "heart.txt", "sha256": sha256_of(tmp_path / "heart.txt")}}
+    if answers is not None:
+        doc["answers"] = answers
+    f = tmp_path / "answers.json"
+    f.write_text(json.dumps(doc))
+    assert cli.main(["validate", "--data-answers", str(f)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"margins validate: error: {f}: answers") or err.startswith(f'margins validate: error: {f}: "answers"')
+    assert "Traceback" not in err and "AttributeError" not in err and "TypeError" not in err
+    if not isinstance(answers, list) or not answers or not isinstance(answers[0], dict):
+        assert '"kind": "data-answers"' in err  # the expected format
+
+
 def test_non_separable_data_need_delta_or_a_budget(heart):
     X, y = heart
     with pytest.raises(ValueError, match="certified NOT separable"):

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -26,7 +25,7 @@ from reference.arithmetic import scale_rows_pow2
 from reference.algorithms import SPECS
 
 from .registry import REGISTRY
-from .text import fields, fmt, table
+from .text import fields, fmt, json_text, table
 
 __all__ = ["main"]
 
@@ -49,17 +48,28 @@ def cmd_demo(args) -> int:
 # -- run --------------------------------------------------------------------------------------------
 
 
-def _load(path: str, n_features: Optional[int] = None):
+def _load(path: str, n_features: Optional[int] = None, max_bytes=reference.data.MAX_LIBSVM_BYTES):
     if path.endswith(".npz"):
         if n_features is not None:
             raise ValueError("--n-features applies to LIBSVM files only (an .npz array has its own width)")
         return reference.load_npz(path)
-    return reference.load_libsvm(path, n_features=n_features)
+    return reference.load_libsvm(path, n_features=n_features, max_bytes=max_bytes)
+
+
+def _max_bytes(text: str) -> Optional[int]:
+    """argparse type of ``--max-bytes``: a positive integer, or ``none`` for no cap."""
+    return None if text.lower() == "none" else _positive_int(text)
+
+
+def _add_max_bytes(parser) -> None:
+    parser.add_argument("--max-bytes", type=_max_bytes, default=reference.data.MAX_LIBSVM_BYTES, metavar="N",
+                        help=f"most bytes of text a LIBSVM file may hold, a .gz counted inflated (default "
+                             f"{reference.data.MAX_LIBSVM_BYTES} = 1 GiB; 'none': no cap)")
 
 
 def _load_data(args):
-    """The data of ``--data`` with ``--n-features``, ``--limit`` and ``--drop-zero-rows`` applied."""
-    X, y = _load(args.data, getattr(args, "n_features", None))
+    """The data of ``--data`` with ``--n-features``, ``--max-bytes``, ``--limit`` and ``--drop-zero-rows`` applied."""
+    X, y = _load(args.data, getattr(args, "n_features", None), getattr(args, "max_bytes", reference.data.MAX_LIBSVM_BYTES))
     if getattr(args, "limit", None) is not None:
         X, y = X[: args.limit], y[: args.limit]
     if getattr(args, "drop_zero_rows", False):
@@ -200,7 +210,7 @@ def cmd_run(args) -> int:
         d["certified_margin"] = None if certified is None else {"lower": certified.lower, "upper": certified.upper,
                                                                 "method": certified.method}
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(json_text(d))
     else:
         rows = [(k, d[k]) for k in ("algorithm", "status", "iterations", "precision", "engine", "message")]
         rows += [("meaning", STATUS_NOTES[res.status]), ("time", f"{seconds:.2f} s")]
@@ -235,7 +245,7 @@ def cmd_margin(args) -> int:
     M = reference.margin_from_data(X, y, rho=args.rho, Delta=args.Delta, normalize=args.normalize)
     d = M.as_dict()
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(json_text(d))
         return 0
     verdict = {True: "separable (certified: lower > 0)", False: "NOT separable (certified exactly: Gordan)", None: "undecided"}
     rows = [
@@ -302,7 +312,7 @@ def cmd_check(args) -> int:
     verdicts = run_checks(ids=ids)
     unexpected, refuted = check_outcome(verdicts)
     if args.json:
-        print(json.dumps([v.as_dict() for v in verdicts], indent=2))
+        print(json_text([v.as_dict() for v in verdicts]))
     else:
         if args.all:
             rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))] for v in verdicts]
@@ -356,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     r.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
     r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    _add_max_bytes(r)
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
     r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
     r.add_argument("--degree", type=int, default=2)
@@ -383,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    _add_max_bytes(mg)
     mg.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
     mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")

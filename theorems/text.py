@@ -1,13 +1,18 @@
 """The one text-table printer of the console script (``margins check``, ``margins demo``,
 ``margins bounds``): numbers to short strings, rows to aligned columns; and ``key: value``
-listings (``margins run``, ``margins margin``) with the keys aligned.  Dependency-free."""
+listings (``margins run``, ``margins margin``) with the keys aligned; and the one JSON writer of
+every ``--json`` output and JSON file (:func:`json_text`): strict JSON (RFC 8259), with
+non-finite numbers as the strings ``"inf"``, ``"-inf"``, ``"nan"``."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Sequence, Tuple
 
-__all__ = ["fmt", "table", "fields"]
+import numpy as np
+
+__all__ = ["fmt", "table", "fields", "to_jsonable", "json_text"]
 
 
 def fmt(v: Any, digits: int = 4) -> str:
@@ -39,3 +44,32 @@ def fields(rows: Sequence[Tuple[str, Any]]) -> str:
     """``key: value`` lines, the keys right-aligned to the longest one (so the colons line up)."""
     width = max((len(k) for k, _ in rows), default=0)
     return "\n".join(f"{k:>{width}}: {v}" for k, v in rows)
+
+
+def to_jsonable(v: Any) -> Any:
+    """numpy / mpmath values -> plain JSON values (non-finite floats as the strings "inf", "-inf",
+    "nan"); dict keys starting with ``_`` are private and left out."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, dict):
+        return {str(k): to_jsonable(x) for k, x in v.items() if not str(k).startswith("_")}
+    if isinstance(v, (list, tuple)):
+        return [to_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return [to_jsonable(x) for x in v.tolist()] if v.dtype == object else to_jsonable(v.tolist())
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isfinite(f):
+        return f
+    return "inf" if f > 0 else ("-inf" if f < 0 else "nan")
+
+
+def json_text(doc: Any, *, indent: int = 2, sort_keys: bool = False) -> str:
+    """``doc`` as strict JSON (RFC 8259 has no Infinity or NaN): :func:`to_jsonable` first, so a
+    non-finite number is the string ``"inf"``, ``"-inf"`` or ``"nan"`` (``float()`` reads each
+    back), and ``allow_nan=False`` as the guard that nothing else slips through."""
+    return json.dumps(to_jsonable(doc), indent=indent, sort_keys=sort_keys, allow_nan=False)

@@ -19,7 +19,10 @@ verifiers before it leaves.
 
 numba is an optional dependency (``pip install 'perceptron-margins[fast]'``); nothing here
 imports it until a fast run is asked for.  Kernels are compiled on first use and cached on disk
-by numba (``cache=True``, in ``__pycache__`` beside these files, as Python caches bytecode).
+by numba (``cache=True``: in ``$NUMBA_CACHE_DIR`` if set, else in ``__pycache__`` beside these
+files, as Python caches bytecode, else in the user's cache directory).  Where none of these is
+writable (a read-only install, no home directory) the on-disk cache is not required: the kernels
+are compiled in memory, once per process (:func:`njit`), and nothing is written anywhere.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Optional
 
-__all__ = ["ENGINES", "TEXTBOOK", "FAST", "available", "check_engine", "INSTALL_HINT"]
+__all__ = ["ENGINES", "TEXTBOOK", "FAST", "available", "check_engine", "INSTALL_HINT", "njit"]
 
 TEXTBOOK = "textbook"
 FAST = "fast"
@@ -64,3 +67,24 @@ def check_engine(engine, precision: Optional[int] = None) -> str:
         if not available():
             raise ValueError(f"engine='fast' needs numba, which is not installed; run: {INSTALL_HINT}")
     return engine
+
+
+def njit(**options):
+    """The kernels' decorator: ``numba.njit(cache=True, **options)``, or without the on-disk cache
+    (compiled in memory) when numba finds no writable cache location for the function.
+
+    numba refuses ``cache=True`` outright there (``RuntimeError: cannot cache function ...: no
+    locator available``, at import of the kernel module); the cache only saves compile time, so
+    its absence must not stop a run.  Imports numba (called by the kernel modules only).
+    """
+    import numba
+
+    def decorate(fn):
+        try:
+            return numba.njit(cache=True, **options)(fn)
+        except RuntimeError as exc:
+            if "no locator available" not in str(exc):
+                raise
+            return numba.njit(cache=False, **options)(fn)
+
+    return decorate

@@ -21,8 +21,9 @@ two engines present patterns in the same order.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from . import njit
 
 PDM_KIND, PFM_KIND = 0, 1
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
@@ -31,7 +32,7 @@ CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
 # are reference.dynamic_margin's ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, passed in.
 
 
-@numba.njit(cache=True)
+@njit()
 def _threshold(kind, val, t, ell):
     if kind == PDM_KIND:
         eps_bar = 1 - val
@@ -39,7 +40,7 @@ def _threshold(kind, val, t, ell):
     return val * np.sqrt(ell if ell > 0 else 0.0)  # [PT11 eq. (7)] theta_t = beta sqrt(ell_t)
 
 
-@numba.njit(cache=True)
+@njit()
 def _mu_plus(kind, val, p, q, ell, t):
     """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3]."""
     if kind == PDM_KIND:
@@ -61,7 +62,7 @@ def _mu_plus(kind, val, p, q, ell, t):
     return True, (-s * p + root) / (s * q)
 
 
-@numba.njit(cache=True)
+@njit()
 def _holds_after(kind, val, t, ell, p, qj, n):
     """Would y_j still satisfy the test after n more updates with it?  (p_{t+n} <= theta_{t+n})"""
     t2 = t + n
@@ -70,7 +71,7 @@ def _holds_after(kind, val, t, ell, p, qj, n):
     return p + n * qj <= _threshold(kind, val, t2, ell2)
 
 
-@numba.njit(cache=True)
+@njit()
 def _lambda(kind, val, t, ell, p, qj, max_iter):
     """lambda = floor(mu_+) + 1 with the reference's round-off guards  [reference _lambda]."""
     room = max_iter - t
@@ -90,7 +91,7 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     return lam
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam):
     """lambda updates with y_j (a in place) -> ell after them  [PT11 box; Sec. 4, multiple updates]."""
     lj = labels[j]
@@ -112,7 +113,7 @@ def _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a
     return ell + 2.0 * lam * p + fl * fl * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
 
 
-@numba.njit(cache=True)
+@njit()
 def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedule, a_x, a_r, a_D, fstate, istate, j, p):
     """One update with y_j (p = a_t . y_j) after a convergence whose separator did not verify
     (y_j: the first pattern not above the verifier's round-off allowance), on the state of
@@ -125,7 +126,7 @@ def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedu
     fstate[1] = _threshold(kind, schedule[istate[3]], istate[0], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
 
 
-@numba.njit(cache=True)
+@njit()
 def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, active, multiple,
         c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm):
     """Run the box from the state (a, fstate = [ell, theta], istate = [t, epoch, passes, run,

@@ -26,8 +26,9 @@ rows ``Z`` in CSR form, ``G v = Z (Z^T v)``, never an n x n matrix.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from . import njit
 
 #: Carried products are recomputed from scratch every this many steps.
 REFRESH_EVERY = 1024
@@ -46,7 +47,7 @@ UNDERFLOW = 2.0**-1074
 # -- the Gram operator ---------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit()
 def gram_matvec(kind, G, data, indices, indptr, tmp, v, out):
     """out := G v.  kind 0: G dense (column-major); kind 1: G = Z Z^T, Z in CSR, tmp of length d."""
     n = out.shape[0]
@@ -71,7 +72,7 @@ def gram_matvec(kind, G, data, indices, indptr, tmp, v, out):
             out[i] = s
 
 
-@numba.njit(cache=True)
+@njit()
 def gram_column(kind, G, data, indices, indptr, tmp, j, out):
     """out := G e_j (one kernel matvec: O(n) dense, O(nnz) factored)."""
     n = out.shape[0]
@@ -92,7 +93,7 @@ def gram_column(kind, G, data, indices, indptr, tmp, j, out):
 # -- shared building blocks (the one softmax / projection of reference.arithmetic, compiled) ----
 
 
-@numba.njit(cache=True)
+@njit()
 def _softmax_neg(Ga, mu, out):
     """out := softmax(-Ga / mu)  [reference.arithmetic.softmax; RP14 eq. (11)]."""
     n = Ga.shape[0]
@@ -110,7 +111,7 @@ def _softmax_neg(Ga, mu, out):
         out[i] = out[i] / s
 
 
-@numba.njit(cache=True)
+@njit()
 def _project_q(q, Ga, mu, out):
     """out := Proj_Delta(q - Ga / mu), by sorting  [reference.arithmetic.project_simplex; RP14 Sec. 5.3]."""
     n = q.shape[0]
@@ -138,7 +139,7 @@ def _project_q(q, Ga, mu, out):
         out[i] = x if x > 0.0 else 0.0
 
 
-@numba.njit(cache=True)
+@njit()
 def _min(v):
     m = v[0]
     for i in range(1, v.shape[0]):
@@ -147,7 +148,7 @@ def _min(v):
     return m
 
 
-@numba.njit(cache=True)
+@njit()
 def _argmin(v):
     """First index of the minimum (numpy.argmin's tie-break)."""
     j = 0
@@ -157,7 +158,7 @@ def _argmin(v):
     return j
 
 
-@numba.njit(cache=True)
+@njit()
 def _dot(a, b):
     s = 0.0
     for i in range(a.shape[0]):
@@ -165,7 +166,7 @@ def _dot(a, b):
     return s
 
 
-@numba.njit(cache=True)
+@njit()
 def _g_norm(v, Gv):
     """||v||_G = sqrt(max(v^T G v, 0))  [reference.arithmetic.g_norm]."""
     q = _dot(v, Gv)
@@ -177,7 +178,7 @@ def _g_norm(v, Gv):
 NO, SEPARATED, WITHIN_ROUNDOFF = 0, 1, 2
 
 
-@numba.njit(cache=True)
+@njit()
 def _separated(kind, G, data, indices, indptr, tmp, v, Gv):
     """G v > 0_n -> NO / SEPARATED / WITHIN_ROUNDOFF, decided on the carried Gv unless it is
     within REFRESH_TOL of flipping; then Gv is recomputed (in place) and the test taken on it."""
@@ -194,7 +195,7 @@ def _separated(kind, G, data, indices, indptr, tmp, v, Gv):
     return WITHIN_ROUNDOFF
 
 
-@numba.njit(cache=True)
+@njit()
 def _note(k, v, note, note_v):
     """Record iteration k and its iterate: G v > 0 there only within round-off, a claim the
     textbook's driver makes and names when its verifier refuses it (the engine names it too)."""
@@ -202,7 +203,7 @@ def _note(k, v, note, note_v):
     note_v[:] = v
 
 
-@numba.njit(cache=True)
+@njit()
 def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
     """(G v)_i > its round-off allowance for every i: the exit test agrees with the verifier
     [reference.result.verify_separator_gram: (n + 16) eps (|G| |v|)_i + (2n + 4) UNDERFLOW;
@@ -234,7 +235,7 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
 # -- Algorithm 3: NKP ------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit()
 def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, note, note_v, k, resume):
     """NKP  [RP14 Alg. 3] -> (k, alpha, separated, products).  ``rec`` (rows alpha_k) if non-empty.
 
@@ -281,7 +282,7 @@ def nkp(kind, G, data, indices, indptr, d, max_iter, rec, alpha, Ga, note, note_
 # -- Algorithm 5: NVN ------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit()
 def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p, Gp, note, note_v, k, resume):
     """NVN with the primal exit  [RP14 Alg. 5, E-A6] -> (k, p, claim, products);
     claim 0 = none, 1 = separator, 2 = certificate.
@@ -348,7 +349,7 @@ def nvn(kind, G, data, indices, indptr, d, epsilon, max_iter, rec, rec_theta, p,
 # -- Algorithms 4 and 6: SNKP and SNKPVN -----------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit()
 def _best_response(prox, q, Ga, mu, out):
     """p_mu(alpha) (entropy, Alg. 4: prox 0) or p^q_mu(alpha) (Euclidean, Alg. 6: prox 1)."""
     if prox == 0:
@@ -357,7 +358,7 @@ def _best_response(prox, q, Ga, mu, out):
         _project_q(q, Ga, mu, out)  # p^q_mu(alpha) = Proj_Delta(q - G alpha / mu)  [RP14 Sec. 5.3]
 
 
-@numba.njit(cache=True)
+@njit()
 def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_alpha, rec_p, rec_mu,
              alpha, Ga, p, Gp, b, Gb, mu, note, note_v, k, resume):
     """SNKP (prox 0, [RP14 Alg. 4]) or SNKPVN(q, delta) (prox 1, [RP14 Alg. 6])
@@ -437,7 +438,7 @@ def smoothed(kind, G, data, indices, indptr, d, prox, q, delta, max_iter, rec_al
 # -- Algorithms 1 and 2: the Perceptron and the Normalized Perceptron (primal, dense Z) ------------
 
 
-@numba.njit(cache=True)
+@njit()
 def _margins(Z, w, out):
     """out := Z w, the margins y_i <w, x_i>."""
     for i in range(Z.shape[0]):
@@ -447,7 +448,7 @@ def _margins(Z, w, out):
         out[i] = s
 
 
-@numba.njit(cache=True)
+@njit()
 def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
     """The Perceptron  [RP14 Alg. 1] on the reflected rows Z -> (k, w, separated).
 
@@ -515,7 +516,7 @@ def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
             rec[k, :] = w
 
 
-@numba.njit(cache=True)
+@njit()
 def normalized_perceptron(Z, max_iter, rec, w, k, resume):
     """The Normalized Perceptron  [RP14 Alg. 2] on the working rows Z -> (k, w, separated).
 

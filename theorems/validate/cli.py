@@ -10,6 +10,7 @@ from .case import ALGORITHMS
 from .files import export_cases, validate_answers, validate_trace
 from .report import Report
 from .run import validate
+from ..text import json_text
 from .schema import read_json, SCHEMA_VERSION
 
 
@@ -38,6 +39,9 @@ def add_arguments(sub) -> None:
     g = v.add_argument_group("validation on a data set (PT11 algorithms; layers 1-2 with the certified margin)")
     g.add_argument("--data", default=None, help="LIBSVM file (.gz ok): run the implementation on the whole data set")
     g.add_argument("--n-features", type=int, default=None, help="number of features of the LIBSVM file")
+    from ..cli import _add_max_bytes
+
+    _add_max_bytes(g)
     g.add_argument("--rho", type=lambda t: None if t.lower() == "none" else float(t), default=1.0,
                    help="augmentation (default 1.0; 'none' for no bias)")
     g.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5")
@@ -65,7 +69,7 @@ def cmd_validate(args) -> int:
 
         if not args.algorithm or not args.callable:
             raise ValueError("pass ALGORITHM MODULE:CALLABLE with --data FILE")
-        X, y = reference.load_libsvm(args.data, n_features=args.n_features)
+        X, y = reference.load_libsvm(args.data, n_features=args.n_features, max_bytes=args.max_bytes)
         impl = load_callable(args.callable)
         kwargs = json.loads(args.kwargs) if args.kwargs else {}
         if not args.json:
@@ -97,7 +101,7 @@ def cmd_validate(args) -> int:
         reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases,
                                 skip_flags=skip, database=args.database))
     if args.json:
-        print(json.dumps([r.as_dict() for r in reports], indent=1))
+        print(json_text([r.as_dict() for r in reports], indent=1))
     else:
         for r in reports:
             print(r.format() if not r.conforms else r.summary())

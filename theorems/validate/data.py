@@ -245,6 +245,39 @@ def sha256_of(path) -> str:
     return h.hexdigest()
 
 
+#: The shape of a ``data-answers`` document, named in every error about one.
+DATA_ANSWERS_FORMAT = ('{"kind": "data-answers", "data": {"file", "sha256", "n_features"?}, '
+                       '"answers": [{"algorithm", "epsilon" (or "beta" for pfm), "rho"?, "Delta"?, "max_iter"?, '
+                       '"status", "iterations", "w"}, ...]}')
+
+
+def _check_answers(path: Path, answers) -> list:
+    """The ``answers`` of a data-answers document: a non-empty list of objects, each naming an
+    algorithm of :data:`DATA_ALGORITHMS` with its accuracy, or a ValueError naming the file and
+    the expected format (before any data file is read)."""
+    if not isinstance(answers, list) or not answers:
+        got = "none (missing or null)" if answers is None else ("an empty list" if answers == [] else f"{type(answers).__name__} {answers!r:.60}")
+        raise ValueError(f'{path}: "answers" must be a non-empty list of answer objects, got {got}; expected {DATA_ANSWERS_FORMAT}')
+    for i, ans in enumerate(answers):
+        if not isinstance(ans, dict):
+            raise ValueError(f"{path}: answers[{i}] must be an object, got {type(ans).__name__} {ans!r:.60}; "
+                             f"expected {DATA_ANSWERS_FORMAT}")
+        alg = ans.get("algorithm")
+        if not isinstance(alg, str) or alg not in DATA_ALGORITHMS:
+            raise ValueError(f"{path}: answers[{i}]: algorithm must be one of {sorted(DATA_ALGORITHMS)}, got {alg!r}")
+        name = DATA_ALGORITHMS[alg]
+        try:
+            reference.data.check_real(name, ans.get(name), low=0, low_open=alg != "pfm", high=1 if alg != "pfm" else None)
+            for key in ("rho", "Delta"):
+                if ans.get(key) is not None:
+                    reference.data.check_real(key, ans[key], low=0)
+            if "max_iter" in ans:
+                reference.data.check_int("max_iter", ans["max_iter"], low=0)
+        except ValueError as exc:
+            raise ValueError(f"{path}: answers[{i}] ({alg}): {exc}") from None
+    return answers
+
+
 def validate_data_answers(path, data_dir=None) -> List[DataReport]:
     """Check answers computed by any program on a data file named by file name and sha256.
 
@@ -266,7 +299,8 @@ def validate_data_answers(path, data_dir=None) -> List[DataReport]:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable JSON document ({exc})") from None
     if not isinstance(doc, dict) or doc.get("kind") != "data-answers" or not isinstance(doc.get("data"), dict):
-        raise ValueError(f'{path}: expected {{"kind": "data-answers", "data": {{"file", "sha256"}}, "answers": [...]}}')
+        raise ValueError(f"{path}: expected {DATA_ANSWERS_FORMAT}")
+    answers = _check_answers(path, doc.get("answers"))
     spec = doc["data"]
     name, digest = spec.get("file"), spec.get("sha256")
     if not isinstance(name, str) or not isinstance(digest, str):
@@ -281,11 +315,9 @@ def validate_data_answers(path, data_dir=None) -> List[DataReport]:
     X, y = reference.load_libsvm(found, n_features=spec.get("n_features"))
     reports: List[DataReport] = []
     margins = {}
-    for i, ans in enumerate(doc.get("answers", [])):
-        alg = ans.get("algorithm")
-        if alg not in DATA_ALGORITHMS:
-            raise ValueError(f"{path}: answers[{i}]: algorithm must be one of {sorted(DATA_ALGORITHMS)}, got {alg!r}")
-        acc = ans.get(DATA_ALGORITHMS[alg])
+    for ans in answers:
+        alg = ans["algorithm"]
+        acc = ans[DATA_ALGORITHMS[alg]]
         rho, Delta = ans.get("rho", 1.0), ans.get("Delta")
         key = (rho, Delta)
         if key not in margins:

@@ -22,13 +22,12 @@ the project free of a ``jsonschema`` dependency.
 from __future__ import annotations
 
 import json
-import math
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, List, Optional
 
-import numpy as np
+from ..text import json_text, to_jsonable  # (the one JSON writer; to_jsonable kept importable from here)
 
 __all__ = ["SCHEMA_VERSION", "SHAPES", "schema_text", "load_schema", "schema_errors", "check_document", "to_jsonable", "read_json", "write_json"]
 
@@ -158,28 +157,6 @@ def check_document(doc: Any, kind: Optional[str] = None, source: Optional[str] =
         raise ValueError(f"{at}document does not follow theorems/validate/case_schema.json: " + "; ".join(errs[:5]))
 
 
-def to_jsonable(v: Any) -> Any:
-    """numpy / mpmath values -> plain JSON values (non-finite floats as the strings "inf", "-inf",
-    "nan"); dict keys starting with ``_`` are private and left out."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, dict):
-        return {str(k): to_jsonable(x) for k, x in v.items() if not str(k).startswith("_")}
-    if isinstance(v, (list, tuple)):
-        return [to_jsonable(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return [to_jsonable(x) for x in v.tolist()] if v.dtype == object else to_jsonable(v.tolist())
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return str(v)
-    if math.isfinite(f):
-        return f
-    return "inf" if f > 0 else ("-inf" if f < 0 else "nan")
-
-
 def from_number(v: Any) -> Optional[float]:
     if v is None:
         return None
@@ -193,5 +170,5 @@ def read_json(path) -> Any:
 
 
 def write_json(path, doc: Any, *, sort_keys: bool = False) -> None:
-    """``doc`` as JSON (:func:`to_jsonable`, indent 1, a final newline)."""
-    Path(path).write_text(json.dumps(to_jsonable(doc), indent=1, sort_keys=sort_keys) + "\n", encoding="utf-8")
+    """``doc`` as strict JSON (:func:`theorems.text.json_text`, indent 1, a final newline)."""
+    Path(path).write_text(json_text(doc, indent=1, sort_keys=sort_keys) + "\n", encoding="utf-8")
