@@ -301,3 +301,16 @@ def test_every_json_output_is_strict_json_with_non_finite_numbers_as_strings(tmp
     assert _strict_json(json_text(doc)) == {"a": "inf", "b": ["-inf", "nan", 2.5], "c": [1.0, "inf"]}
     write_json(tmp_path / "doc.json", doc)
     assert read_json(tmp_path / "doc.json") == _strict_json((tmp_path / "doc.json").read_text())
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """`margins demo | head -1`: the reader goes away; no traceback or error line on stderr."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "theorems.cli", "demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    p.stderr.close()
+    assert p.wait(timeout=120) in (0, 1) and err == b"", err[-500:]

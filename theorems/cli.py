@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from typing import List, Optional, Sequence, Tuple
@@ -453,11 +454,18 @@ COMMANDS = {"demo": cmd_demo, "run": cmd_run, "margin": cmd_margin, "check": cmd
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     args._argv = list(argv) if argv is not None else None
+    from reference.blas import single_threaded
+
     try:
-        return COMMANDS[args.command](args)
+        with single_threaded():  # the same bits at any BLAS thread count (reference.blas)
+            return COMMANDS[args.command](args)
+    except BrokenPipeError:  # the reader went away (`margins ... | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail again
+        return 1
     except (ValueError, OSError, EOFError, RecursionError, OverflowError, MemoryError, KeyError, TypeError) as exc:
         # bad input (a file, a JSON document, an argument) never reaches the user as a traceback:
-        # one line, exit code 2  [issue 11]
+        # one line, exit code 2
         what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, RecursionError):
             what = "input nested too deeply"
