@@ -54,6 +54,13 @@ __all__ = ["DataMargin", "margin_from_data", "certified_lower", "certified_upper
 NEWTON_MAX_STEPS = 200
 #: LP weights below this are treated as 0 when reading the support of a Gordan certificate.
 LP_SUPPORT_TOL = 1e-12
+#: The LP for a Gordan certificate: (method, options) tried in turn until the support of the answer
+#: verifies exactly -- HiGHS's dual simplex with its default tolerances (feasibility 1e-7), then with
+#: tolerances 1e-10 (a vertex whose basic weights are down to -1e-7, as the default allows, has a support
+#: that is no convex combination), then its interior-point method with crossover (another vertex of a
+#: degenerate LP).  At most three LP solves; each one's answer is only a candidate support.
+LP_TIGHT_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+LP_ATTEMPTS = (("highs-ds", {}), ("highs-ds", LP_TIGHT_OPTIONS), ("highs-ipm", LP_TIGHT_OPTIONS))
 #: Wolfe's optimality test p^T K p - min_i (K p)_i <= WOLFE_RTOL p^T K p (primal form).
 WOLFE_RTOL = 1e-14
 WOLFE_MAX_ITER = 100_000
@@ -436,24 +443,37 @@ def gordan_certificate(P: Patterns) -> Optional[Tuple[Tuple[int, ...], Tuple[Fra
     Returns ``(support, c)`` with c_k > 0 rationals summing to 1 and sum_k c_k z_k = 0 exactly
     (z_k = l_k [x_k, rho]; the extended space has no such combination), or ``None`` if the LP
     says the data are separable or its vertex does not verify exactly.
+
+    The search (untrusted) is an LP on the rows scaled by powers of two, s_k z_k with s_k = 2^-e_k
+    bringing each row's largest |entry| into [1/2, 1) (:func:`scale_rows_pow2`; exact).  A combination
+    sum_k p_k s_k z_k = 0 is one of the z_k with weights p_k s_k (renormalized): the same support, and
+    the exact solve below runs on the z_k as passed, so what is certified is a combination of the
+    user's patterns.  On the scaled rows the LP sees the same matrix, bit for bit, whatever power of
+    two a row was multiplied by: a row scaled by 2^-20 no longer hides below HiGHS's feasibility
+    tolerance 1e-7, and the decision does not depend on the scale of a row.  If the support of the
+    LP's vertex does not verify, the LP is solved again as :data:`LP_ATTEMPTS` lists (at most three
+    solves); an answer "infeasible" ends the search (the data are then separable to the LP's tolerance).
     """
     from scipy.optimize import linprog
 
     if P.Delta is not None:
         return None
-    Z = P.Z()
-    A = sp.vstack([Z.T, sp.csr_matrix(np.ones((1, P.m)))]).tocsc()
+    Zs = scale_rows_pow2(P.Z())
+    A = sp.vstack([Zs.T, sp.csr_matrix(np.ones((1, P.m)))]).tocsc()
     b = np.zeros(P.d0 + 1)
     b[-1] = 1.0
-    res = linprog(np.zeros(P.m), A_eq=A, b_eq=b, bounds=(0, None), method="highs-ds")
-    if res.status != 0 or res.x is None:
-        return None
-    S = np.flatnonzero(res.x > LP_SUPPORT_TOL)
-    c = _exact_null_combination(P, S)
-    if c is None:
-        return None
-    keep = [i for i in range(len(S)) if c[i] > 0]
-    return tuple(int(S[i]) for i in keep), tuple(c[i] for i in keep)
+    for method, options in LP_ATTEMPTS:
+        res = linprog(np.zeros(P.m), A_eq=A, b_eq=b, bounds=(0, None), method=method, options=options)
+        if res.status == 2:  # infeasible: no convex combination is 0 (to the LP's tolerance)
+            return None
+        if res.status != 0 or res.x is None:
+            continue
+        S = np.flatnonzero(res.x > LP_SUPPORT_TOL)
+        c = _exact_null_combination(P, S)  # on the patterns as passed (the support is that of the scaled rows)
+        if c is not None:
+            keep = [i for i in range(len(S)) if c[i] > 0]
+            return tuple(int(S[i]) for i in keep), tuple(c[i] for i in keep)
+    return None
 
 
 # -- searches (untrusted) ----------------------------------------------------------------------------------
