@@ -64,6 +64,10 @@ LP_ATTEMPTS = (("highs-ds", {}), ("highs-ds", LP_TIGHT_OPTIONS), ("highs-ipm", L
 #: Wolfe's optimality test p^T K p - min_i (K p)_i <= WOLFE_RTOL p^T K p (primal form).
 WOLFE_RTOL = 1e-14
 WOLFE_MAX_ITER = 100_000
+#: Wolfe's cycles (major and minor) are also at most WOLFE_CYCLES_PER_DIM (d0 + 2), d0 the pattern
+#: length: a corral has at most d0 + 1 points, and the separable real sets take 3 to 6 cycles per
+#: dimension (wdbc 187 for d0 = 30, sonar 194 for d0 = 60).  Each cycle costs O(nnz + |S|^2 d0).
+WOLFE_CYCLES_PER_DIM = 50
 #: The separable case is polished in mpmath (Wolfe on a candidate set) when the pattern length
 #: is at most POLISH_MAX_DIM: float64 Wolfe stalls on ill-scaled data (wdbc: R ~ 5e3, margin ~ 4e-5).
 POLISH_MAX_DIM = 128
@@ -529,9 +533,13 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
     to the corral S; a minor cycle moves x toward the affine minimizer of S as far as conv(S)
     allows and drops exactly the points whose weight vanishes there, until the affine minimizer
     has positive weights [Wolfe 1976].  In exact arithmetic the norm of x decreases strictly from
-    one major cycle to the next.
+    one major cycle to the next; a major cycle that starts at a point no shorter than the previous
+    one's (round-off dominates: non-separable data, whose min-norm point 0 the float iterates approach
+    to ~1e-15 and then circle, adding a point and dropping it again) ends the run unconverged.  At most
+    min(WOLFE_MAX_ITER, WOLFE_CYCLES_PER_DIM (d0 + 2)) cycles.
     """
-    m = Yn.shape[0]
+    m, d0 = Yn.shape
+    max_iter = min(WOLFE_MAX_ITER, WOLFE_CYCLES_PER_DIM * (d0 + 2))
     sq = Yn.multiply(Yn).sum(axis=1).A1
     j0 = int(np.argmin(sq))
     S = [j0]
@@ -552,7 +560,8 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
         except np.linalg.LinAlgError:
             return np.linalg.lstsq(A, rhs, rcond=None)[0][:n]
 
-    while it < WOLFE_MAX_ITER:
+    q_prev = math.inf
+    while it < max_iter:
         it += 1
         x = Yn[S].T @ w_S  # the current point sum p_k y_k
         Kp = Yn @ x
@@ -561,8 +570,9 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
         if q - Kp[j] <= WOLFE_RTOL * q:
             converged = True
             break
-        if j in S:
+        if j in S or not q < q_prev:  # no progress: in exact arithmetic q decreases strictly
             break
+        q_prev = q
         S.append(j)
         w_S = np.append(w_S, 0.0)
         while True:  # minor cycle
