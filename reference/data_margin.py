@@ -28,8 +28,11 @@ Searches (their correctness is irrelevant to the claim):
   a few dozen steps to machine precision.  Witnesses: u = [v, l_k s_k], beta_k = s_k / Delta.
 * no Delta: a linear program (HiGHS) decides whether 0 is in conv{y_k}: a vertex of
   {p >= 0, sum p = 1, sum p_k z_k = 0} has at most d + 2 points, which the rational check
-  then certifies.  Otherwise the data are separable and Wolfe's min-norm-point algorithm in
-  primal form (its corral has at most d + 2 points) gives u = sum p_k y_k and beta = p.
+  then certifies.  The LP sees the rows scaled by powers of two (:func:`gordan_certificate`):
+  a certificate for them has the same support, and the rational check runs on the z_k as passed.
+  Otherwise the data are separable and Wolfe's min-norm-point algorithm in
+  primal form (its corral has at most d + 2 points) gives u = sum p_k y_k and beta = p; it stops
+  when a major cycle does not shorten the point, after at most WOLFE_CYCLES_PER_DIM (d0 + 2) cycles.
 """
 
 from __future__ import annotations
