@@ -28,8 +28,11 @@ Searches (their correctness is irrelevant to the claim):
   a few dozen steps to machine precision.  Witnesses: u = [v, l_k s_k], beta_k = s_k / Delta.
 * no Delta: a linear program (HiGHS) decides whether 0 is in conv{y_k}: a vertex of
   {p >= 0, sum p = 1, sum p_k z_k = 0} has at most d + 2 points, which the rational check
-  then certifies.  Otherwise the data are separable and Wolfe's min-norm-point algorithm in
-  primal form (its corral has at most d + 2 points) gives u = sum p_k y_k and beta = p.
+  then certifies.  The LP sees the rows scaled by powers of two (:func:`gordan_certificate`):
+  a certificate for them has the same support, and the rational check runs on the z_k as passed.
+  Otherwise the data are separable and Wolfe's min-norm-point algorithm in
+  primal form (its corral has at most d + 2 points) gives u = sum p_k y_k and beta = p; it stops
+  when a major cycle does not shorten the point, after at most WOLFE_CYCLES_PER_DIM (d0 + 2) cycles.
 """
 
 from __future__ import annotations
@@ -54,9 +57,20 @@ __all__ = ["DataMargin", "margin_from_data", "certified_lower", "certified_upper
 NEWTON_MAX_STEPS = 200
 #: LP weights below this are treated as 0 when reading the support of a Gordan certificate.
 LP_SUPPORT_TOL = 1e-12
+#: The LP for a Gordan certificate: (method, options) tried in turn until the support of the answer
+#: verifies exactly -- HiGHS's dual simplex with its default tolerances (feasibility 1e-7), then with
+#: tolerances 1e-10 (a vertex whose basic weights are down to -1e-7, as the default allows, has a support
+#: that is no convex combination), then its interior-point method with crossover (another vertex of a
+#: degenerate LP).  At most three LP solves; each one's answer is only a candidate support.
+LP_TIGHT_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+LP_ATTEMPTS = (("highs-ds", {}), ("highs-ds", LP_TIGHT_OPTIONS), ("highs-ipm", LP_TIGHT_OPTIONS))
 #: Wolfe's optimality test p^T K p - min_i (K p)_i <= WOLFE_RTOL p^T K p (primal form).
 WOLFE_RTOL = 1e-14
 WOLFE_MAX_ITER = 100_000
+#: Wolfe's cycles (major and minor) are also at most WOLFE_CYCLES_PER_DIM (d0 + 2), d0 the pattern
+#: length: a corral has at most d0 + 1 points, and the separable real sets take 3 to 6 cycles per
+#: dimension (wdbc 187 for d0 = 30, sonar 194 for d0 = 60).  Each cycle costs O(nnz + |S|^2 d0).
+WOLFE_CYCLES_PER_DIM = 50
 #: The separable case is polished in mpmath (Wolfe on a candidate set) when the pattern length
 #: is at most POLISH_MAX_DIM: float64 Wolfe stalls on ill-scaled data (wdbc: R ~ 5e3, margin ~ 4e-5).
 POLISH_MAX_DIM = 128
@@ -436,24 +450,37 @@ def gordan_certificate(P: Patterns) -> Optional[Tuple[Tuple[int, ...], Tuple[Fra
     Returns ``(support, c)`` with c_k > 0 rationals summing to 1 and sum_k c_k z_k = 0 exactly
     (z_k = l_k [x_k, rho]; the extended space has no such combination), or ``None`` if the LP
     says the data are separable or its vertex does not verify exactly.
+
+    The search (untrusted) is an LP on the rows scaled by powers of two, s_k z_k with s_k = 2^-e_k
+    bringing each row's largest |entry| into [1/2, 1) (:func:`scale_rows_pow2`; exact).  A combination
+    sum_k p_k s_k z_k = 0 is one of the z_k with weights p_k s_k (renormalized): the same support, and
+    the exact solve below runs on the z_k as passed, so what is certified is a combination of the
+    user's patterns.  On the scaled rows the LP sees the same matrix, bit for bit, whatever power of
+    two a row was multiplied by: a row scaled by 2^-20 no longer hides below HiGHS's feasibility
+    tolerance 1e-7, and the decision does not depend on the scale of a row.  If the support of the
+    LP's vertex does not verify, the LP is solved again as :data:`LP_ATTEMPTS` lists (at most three
+    solves); an answer "infeasible" ends the search (the data are then separable to the LP's tolerance).
     """
     from scipy.optimize import linprog
 
     if P.Delta is not None:
         return None
-    Z = P.Z()
-    A = sp.vstack([Z.T, sp.csr_matrix(np.ones((1, P.m)))]).tocsc()
+    Zs = scale_rows_pow2(P.Z())
+    A = sp.vstack([Zs.T, sp.csr_matrix(np.ones((1, P.m)))]).tocsc()
     b = np.zeros(P.d0 + 1)
     b[-1] = 1.0
-    res = linprog(np.zeros(P.m), A_eq=A, b_eq=b, bounds=(0, None), method="highs-ds")
-    if res.status != 0 or res.x is None:
-        return None
-    S = np.flatnonzero(res.x > LP_SUPPORT_TOL)
-    c = _exact_null_combination(P, S)
-    if c is None:
-        return None
-    keep = [i for i in range(len(S)) if c[i] > 0]
-    return tuple(int(S[i]) for i in keep), tuple(c[i] for i in keep)
+    for method, options in LP_ATTEMPTS:
+        res = linprog(np.zeros(P.m), A_eq=A, b_eq=b, bounds=(0, None), method=method, options=options)
+        if res.status == 2:  # infeasible: no convex combination is 0 (to the LP's tolerance)
+            return None
+        if res.status != 0 or res.x is None:
+            continue
+        S = np.flatnonzero(res.x > LP_SUPPORT_TOL)
+        c = _exact_null_combination(P, S)  # on the patterns as passed (the support is that of the scaled rows)
+        if c is not None:
+            keep = [i for i in range(len(S)) if c[i] > 0]
+            return tuple(int(S[i]) for i in keep), tuple(c[i] for i in keep)
+    return None
 
 
 # -- searches (untrusted) ----------------------------------------------------------------------------------
@@ -509,9 +536,13 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
     to the corral S; a minor cycle moves x toward the affine minimizer of S as far as conv(S)
     allows and drops exactly the points whose weight vanishes there, until the affine minimizer
     has positive weights [Wolfe 1976].  In exact arithmetic the norm of x decreases strictly from
-    one major cycle to the next.
+    one major cycle to the next; a major cycle that starts at a point no shorter than the previous
+    one's (round-off dominates: non-separable data, whose min-norm point 0 the float iterates approach
+    to ~1e-15 and then circle, adding a point and dropping it again) ends the run unconverged.  At most
+    min(WOLFE_MAX_ITER, WOLFE_CYCLES_PER_DIM (d0 + 2)) cycles.
     """
-    m = Yn.shape[0]
+    m, d0 = Yn.shape
+    max_iter = min(WOLFE_MAX_ITER, WOLFE_CYCLES_PER_DIM * (d0 + 2))
     sq = Yn.multiply(Yn).sum(axis=1).A1
     j0 = int(np.argmin(sq))
     S = [j0]
@@ -532,7 +563,8 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
         except np.linalg.LinAlgError:
             return np.linalg.lstsq(A, rhs, rcond=None)[0][:n]
 
-    while it < WOLFE_MAX_ITER:
+    q_prev = math.inf
+    while it < max_iter:
         it += 1
         x = Yn[S].T @ w_S  # the current point sum p_k y_k
         Kp = Yn @ x
@@ -541,8 +573,9 @@ def _wolfe_primal(Yn: sp.csr_matrix) -> Tuple[np.ndarray, int, bool]:
         if q - Kp[j] <= WOLFE_RTOL * q:
             converged = True
             break
-        if j in S:
+        if j in S or not q < q_prev:  # no progress: in exact arithmetic q decreases strictly
             break
+        q_prev = q
         S.append(j)
         w_S = np.append(w_S, 0.0)
         while True:  # minor cycle

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import reference as ref
 from reference import data_margin as dm
 from reference.patterns import make_patterns
+from theorems.instances.families import data_dir
 
-DATA = Path("/work/shared/data")
+DATA = data_dir() or Path("shared-data-absent")  # $MARGINS_DATA or ../shared/data beside the repository
 
 
 def _heart():
@@ -289,3 +290,89 @@ def test_wdbc_dense_margin_never_calls_separable_data_infeasible():
         m = ref.margin(K, of=of)
         assert m.feasible is not False and m.upper > 0, (of, m.method)
         assert m.feasible is True or "undecided" in m.method
+
+
+# -- scaling rows by c > 0 changes no Gordan certificate (z_k -> c_k z_k: weights c_k -> c_k / c_k, renormalized)
+
+#: 9 points in 3 dimensions, small integers, not separable without a bias (0 is a convex
+#: combination of the z_k = l_k x_k); with rows 0-2 times 2^-20 or 1e-6 HiGHS's default
+#: tolerance 1e-7 let the LP answer a support that is no convex combination (the decision was None).
+SMALL_X = np.array([[1, -2, -1], [-1, 1, -1], [0, -2, -3], [1, 0, -2], [3, 3, 1], [-3, 0, -1], [-2, 1, -3], [-2, -3, -1], [1, 1, -2]], dtype=float)
+SMALL_Y = np.array([-1, -1, -1, 1, -1, 1, 1, 1, 1])
+#: XOR with two points far out; with a bias not separable; with rows 0-2 times 1e6 the LP's support did not verify.
+XOR_X = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 1], [1, 3]], dtype=float)
+XOR_Y = np.array([1, 1, -1, -1, 1, 1])
+
+
+def _scaled_rows(X, rows, c):
+    Xs = np.array(X, dtype=float)
+    Xs[list(rows)] *= c
+    return Xs
+
+
+def _check_certified_infeasible(M, X, y, rho, name):
+    assert M.separable is False and M.upper == 0.0 and M.gordan is not None, f"{name}: {M.separable}, [{M.lower}, {M.upper}], {M.method}"
+    support, c = M.gordan
+    assert all(ck > 0 for ck in c) and sum(c) == 1, name
+    assert _exact_zero(X, y, rho, support, c), f"{name}: the certificate is not an exact zero of the data as passed"
+    assert M.lower == -M.R, name  # the trivial bound, with R of the data as passed
+    R = max(math.sqrt(float(np.sum(X[k] ** 2)) + (rho or 0.0) ** 2) for k in range(X.shape[0]))
+    assert R <= M.R <= R * (1 + 1e-14), name
+
+
+@pytest.mark.parametrize("X, y, rho, label", [pytest.param(SMALL_X, SMALL_Y, None, "9 points in 3-D, no bias", id="small-no-bias"),
+                                               pytest.param(XOR_X, XOR_Y, 1.0, "XOR + 2 points, bias 1", id="xor-bias")])
+@pytest.mark.parametrize("c", [2.0**-20, 1e-6, 1e6])
+def test_gordan_certificate_survives_scaling_rows(X, y, rho, label, c):
+    name = f"{label}, rows 0-2 times {c!r}"
+    _check_certified_infeasible(ref.margin_from_data(X, y, rho=rho), X, y, rho, label)
+    Xs = _scaled_rows(X, (0, 1, 2), c)
+    _check_certified_infeasible(ref.margin_from_data(Xs, y, rho=rho), Xs, y, rho, name)
+
+
+def test_gordan_certificate_under_power_of_two_row_scaling_is_the_rescaled_one():
+    # z_k -> 2^-20 z_k for k = 0, 1, 2 is exact: the certificate has the same support and weights
+    # c_k 2^20 on the scaled rows, renormalized -- exactly
+    M = ref.margin_from_data(SMALL_X, SMALL_Y)
+    Ms = ref.margin_from_data(_scaled_rows(SMALL_X, (0, 1, 2), 2.0**-20), SMALL_Y)
+    assert Ms.separable is False and Ms.gordan is not None, f"9 points in 3-D, rows 0-2 times 2^-20: {Ms.method}"
+    assert Ms.gordan[0] == M.gordan[0], "9 points in 3-D, rows 0-2 times 2^-20: support changed"
+    w = [ck * (2**20 if k < 3 else 1) for k, ck in zip(*M.gordan)]
+    assert Ms.gordan[1] == tuple(wk / sum(w) for wk in w), "9 points in 3-D, rows 0-2 times 2^-20: weights not the rescaled ones"
+
+
+@pytest.mark.parametrize("c, rho", [(1e-6, None), (2.0**-20, None), (1e6, 1.0), (1e-6, 1.0)])
+def test_ionosphere_stays_not_separable_with_three_rows_scaled(c, rho):
+    X, y = _real("ionosphere", "ionosphere")
+    Xs = sp.diags([c] * 3 + [1.0] * (X.shape[0] - 3)) @ X
+    M = ref.margin_from_data(Xs, y, rho=rho)
+    _check_certified_infeasible(M, Xs.toarray(), y, rho, f"ionosphere, rows 0-2 times {c!r}, rho={rho}")
+
+
+def test_wolfe_fallback_cost_is_bounded_on_a_scaled_non_separable_instance(monkeypatch):
+    # Without the LP's certificate the data go to Wolfe.  Non-separable: the float iterates approach the
+    # min-norm point 0 and then circle (a point added and dropped again, |x|^2 no longer decreasing);
+    # they used to go on to WOLFE_MAX_ITER = 100000 cycles.  Now a cycle without progress ends the run,
+    # and the run has at most WOLFE_CYCLES_PER_DIM (d0 + 2) cycles whatever WOLFE_MAX_ITER is.
+    monkeypatch.setattr(dm, "gordan_certificate", lambda P: None)
+    rng = np.random.default_rng(3)
+    X = rng.integers(-3, 4, size=(60, 8)).astype(float)
+    X[np.all(X == 0, axis=1), 0] = 1.0
+    X[:3] *= 1e-6
+    y = np.where(rng.random(60) < 0.5, 1, -1)
+    M = ref.margin_from_data(X, y)
+    m, d = X.shape
+    assert M.separable is None and M.upper < 1e-12, f"60 random points in 8-D, rows 0-2 times 1e-6: {M.method}"
+    assert M.info["wolfe_cycles"] <= 2 * (m + d), f"60 random points in 8-D, rows 0-2 times 1e-6: {M.info['wolfe_cycles']} Wolfe cycles"
+    monkeypatch.setattr(dm, "WOLFE_MAX_ITER", 10**9)  # the cap relative to the dimension holds alone
+    monkeypatch.setattr(dm, "WOLFE_CYCLES_PER_DIM", 2)
+    assert ref.margin_from_data(X, y).info["wolfe_cycles"] <= 2 * (X.shape[1] + 2), "60 random points in 8-D: the cap per dimension"
+
+
+@pytest.mark.parametrize("c", [1.0, 1e-6])
+def test_wolfe_fallback_on_ionosphere_scaled_stops_when_it_stalls(monkeypatch, c):
+    X, y = _real("ionosphere", "ionosphere")
+    monkeypatch.setattr(dm, "gordan_certificate", lambda P: None)
+    M = ref.margin_from_data(sp.diags([c] * 3 + [1.0] * (X.shape[0] - 3)) @ X, y)
+    assert M.separable is None and M.info["wolfe_cycles"] <= X.shape[0], f"ionosphere, rows 0-2 times {c!r}: {M.info}"
+
