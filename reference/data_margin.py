@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from .arithmetic import UNIT_ROUNDOFF, pow2_exponent, row_pow2_exponents, scale_rows_pow2, scaled_pow2_exact
 from .data import check_real
 from .patterns import Patterns, make_patterns
+from .blas import one_thread
 
 __all__ = ["DataMargin", "margin_from_data", "certified_lower", "certified_upper", "gordan_certificate"]
 
@@ -674,6 +675,7 @@ def _check_scale(P: Patterns) -> None:
                              f"Delta^-2 Z^T Z overflows float64 here (Delta >= {low:.3g}); pass a larger Delta, or {fix}")  # fmt: skip
 
 
+@one_thread
 def margin_from_data(X, y, *, rho: Optional[float] = None, Delta: Optional[float] = None, normalize: bool = False) -> DataMargin:
     """The certified max margin of a data set, linear kernel, in O(nnz + m) memory.
 
