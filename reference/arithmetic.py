@@ -303,10 +303,12 @@ def scale_rows_pow2(A):
     sparse one returned as CSR) multiplied by the power of two that brings its largest |entry|
     into [1/2, 1).
 
-    Exact (only entries more than 2^1074 times smaller than their row's largest underflow), and
-    it changes no direction: ``x_i / ||x_i||`` and every normalized quantity is the same, bit for
-    bit, but squared norms and inner products can no longer overflow (||x||^2 for ||x|| > 1.3e154)
-    or underflow (||x|| < 1.5e-154).
+    Exact for every entry that stays in the normal range after scaling (an entry far smaller than
+    its row's largest, landing among the subnormals, can lose low bits there, or underflow to 0),
+    and then it changes no direction: ``x_i / ||x_i||`` and every normalized quantity is the same,
+    bit for bit, but squared norms and inner products can no longer overflow (||x||^2 for ||x|| >
+    1.3e154) or underflow (||x|| < 1.5e-154).  Claims are judged on what the algorithms were given
+    (the data, or an operator as stored), never on this scaled copy.
     """
     if hasattr(A, "tocsr"):  # sparse: the same factors, O(nnz)
         A = A.tocsr().astype(np.float64)  # a float64 copy, as the dense path reads A (np.asarray below)
@@ -417,7 +419,8 @@ def factored_norm_upper(Z, p: np.ndarray) -> float:
     ``<`` with it is False); an infinite bound certifies nothing.
     """
     n, d = Z.shape
-    ap = np.abs(np.asarray(p, dtype=np.float64))
+    p = np.asarray(p, dtype=np.float64)
+    ap = np.abs(p)
     c = np.asarray(Z.T @ p, dtype=np.float64).ravel()
     absZ = abs(Z)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -109,8 +109,13 @@ def check_data(X, y, *, nonzero: bool = True) -> Tuple[np.ndarray, np.ndarray]:
                 "pass n_features= no larger than the data need, or use pfm / pdm / pdm_succ, which keep X sparse"
             )
         X = check_csr(X).toarray()
-    if isinstance(X, np.ndarray) and X.dtype.kind in "iu":  # rounded in every arithmetic: refuse a rounding
-        _check_integers_exact("X", X)
+    if not (isinstance(X, np.ndarray) and X.dtype == object):
+        try:
+            raw = np.asarray(X)
+        except (TypeError, ValueError):
+            raw = None  # _as_float_matrix names the problem
+        if raw is not None and raw.dtype.kind in "iu":  # rounded in every arithmetic: refuse a rounding
+            _check_integers_exact("X", raw)
     Xf = _as_float_matrix("X", X)
     if Xf.ndim != 2:
         raise ValueError(
@@ -186,7 +191,18 @@ def check_csr(X, name: str = "X") -> sp.csr_matrix:
             raise ValueError(f"{name} has a row or column index out of range for shape {X.shape}")
     if X.dtype.kind in "iu":
         _check_integers_exact(name, np.asarray(X.tocoo().data))
-    C = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    if X.format == "csr":
+        C = sp.csr_matrix(X, dtype=np.float64, copy=True)  # keeps duplicates for the exact sums below
+    else:
+        # scipy's conversions of COO (and of the formats that go through it) sum duplicates in
+        # the input's dtype -- rounded, or wrapped around in int64: sort the entries ourselves,
+        # duplicates kept, each converted to float64 on its own (exact: checked just above)
+        coo = X.tocoo(copy=True)
+        row, col = np.asarray(coo.row, dtype=np.int64), np.asarray(coo.col, dtype=np.int64)
+        order = np.lexsort((col, row))
+        counts = np.bincount(row, minlength=n)
+        indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        C = sp.csr_matrix((np.asarray(coo.data, dtype=np.float64)[order], col[order], indptr), shape=(n, d))
     if not np.all(np.isfinite(C.data)):
         raise ValueError("X contains NaN or inf; remove or impute those entries")
     C = _sum_duplicates_exactly(C, name)  # also sorts the indices

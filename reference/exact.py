@@ -212,8 +212,11 @@ def _factored_transpose(Z, x) -> List[Fraction]:
     xs = list(np.ravel(x))
     if len(xs) != n:
         raise ValueError(f"the vector has length {len(xs)}, the operator {n} rows")
-    z_int, ez = _dyadic(list(Z.data)) if Z.nnz else ([], 0)
-    x_int, ex = _dyadic(xs)
+    try:
+        z_int, ez = _dyadic(list(Z.data)) if Z.nnz else ([], 0)
+        x_int, ex = _dyadic(xs)
+    except _NotDyadic:  # a Fraction such as 1/3: plain rational arithmetic
+        z_int, ez, x_int, ex = [rational(v) for v in Z.data], 0, [rational(v) for v in xs], 0
     acc = [0] * d
     indptr, indices = Z.indptr, Z.indices
     for i in range(n):

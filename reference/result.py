@@ -338,8 +338,8 @@ def verify_separator_factored(Z, alpha: np.ndarray) -> str:
     """'' if G alpha > 0 beyond round-off for the linear kernel's G = Z Z^T, else why.
 
     ``Z`` (n x d, scipy CSR) holds the normalized reflected points as rows; G is never formed:
-    G alpha = Z (Z^T alpha).  The allowance (n + d + 16) eps (|Z| (|Z|^T |alpha|))_i + (2(n + d)
-    + 4) UNDERFLOW bounds the error of the two products (an n-term and a d-term sum, and products
+    G alpha = Z (Z^T alpha).  The allowance (n + d + 16) eps (|Z| (|Z|^T |alpha|))_i + 2 (n (|Z| 1)_i
+    + d + 4) UNDERFLOW bounds the error of the two products (an n-term and a d-term sum, and products
     that underflow) plus a few units of round-off in the entries of Z, as
     :func:`verify_separator_gram`'s allowance does for G (|G_ij| <= (|Z| |Z|^T)_ij): a claim that
     survives it holds in exact arithmetic for Z as stored (:func:`reference.verify_exact`).
@@ -347,7 +347,10 @@ def verify_separator_factored(Z, alpha: np.ndarray) -> str:
     n, d = Z.shape
     margins = Z @ (Z.T @ alpha)
     absZ = abs(Z)
-    slack = (absZ @ (absZ.T @ np.abs(alpha))) * (unit_roundoff(margins) * (n + d + 16)) + (2 * (n + d) + 4) * UNDERFLOW
+    # underflow: up to n UNDERFLOW / 2 in each (Z^T alpha)_j, times |Z_ij| summed over j, plus d
+    # products of the second sum: 2 (n (|Z| 1)_i + d + 4) UNDERFLOW covers both with room
+    row_l1 = np.asarray(absZ @ np.ones(d)).ravel()
+    slack = (absZ @ (absZ.T @ np.abs(alpha))) * (unit_roundoff(margins) * (n + d + 16)) + 2 * (n * row_l1 + d + 4) * UNDERFLOW
     bad = np.flatnonzero(~(margins > slack))
     if bad.size:
         i = int(bad[0])

@@ -65,3 +65,73 @@ def test_the_limit_is_lifted_after_the_call():
     after = [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
     assert all(t == 1 for s in seen for t in s), seen
     assert after == before
+
+
+def _blas_threads():
+    import threadpoolctl
+
+    return [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_the_limit_is_process_wide_and_released_across_threads():
+    """Thread A enters, thread B enters, A leaves: B still runs on one thread; B leaves: the
+    original limits are back, and afterwards another thread can set its own limits."""
+    import threading
+
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import numpy as np
+    import scipy.linalg  # noqa: F401
+
+    import reference as R
+    from reference.blas import single_threaded
+
+    before = _blas_threads()
+    if max(before) < 2:
+        pytest.skip("BLAS runs on one thread here already: nothing to observe")
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def a():
+        with single_threaded():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def b():
+        a_in.wait(10)
+        with single_threaded():
+            b_in.set()
+            a_out.wait(10)
+            seen["b after a left"] = _blas_threads()
+
+    ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+    ta.start(), tb.start(), ta.join(20), tb.join(20)
+    assert all(t == 1 for t in seen["b after a left"]), seen
+    assert _blas_threads() == before
+    R.nvn(R.gram(np.eye(2), [1, 1]), 0.5)  # a call in this thread, then a user's limit in another
+
+    def user():
+        with threadpoolctl.threadpool_limits(1, user_api="blas"):
+            seen["user"] = _blas_threads()
+
+    t = threading.Thread(target=user)
+    t.start(), t.join(20)
+    assert all(v == 1 for v in seen["user"]), seen
+    assert _blas_threads() == before
+
+
+def test_a_failure_to_set_the_limit_leaves_no_state(monkeypatch):
+    import reference.blas as blas
+
+    class Broken:
+        def limit(self, **kw):
+            raise RuntimeError("no BLAS")
+
+    monkeypatch.setattr(blas, "_controller", Broken())
+    with pytest.raises(RuntimeError):
+        with blas.single_threaded():
+            pass
+    monkeypatch.undo()
+    assert blas._depth == 0
+    with blas.single_threaded():
+        assert all(t == 1 for t in _blas_threads())

@@ -661,3 +661,72 @@ def test_the_operator_outside_the_compiled_engine_is_a_clear_value_error():
         ref.nvn(op, 0.1)
     with pytest.raises(ValueError, match="margin_from_data"):
         ref.margin(op)
+
+
+def test_coo_duplicates_are_summed_exactly_not_by_scipy():
+    """scipy's COO -> CSR conversion sums duplicates in the input's dtype: int64 wraps around
+    (2^62 + 2^62 -> -2^63) and float64 rounds (1 + 2^-60 - 1 -> 0).  The matrix meant is the
+    exact sum: [[2^63]], or refused when float64 cannot hold it."""
+    import scipy.sparse as sp
+
+    from reference.data import check_csr
+
+    X = sp.coo_matrix((np.array([2**62, 2**62], dtype=np.int64), ([0, 0], [0, 0])), shape=(1, 1))
+    assert check_csr(X).toarray().tolist() == [[2.0**63]]
+    r = ref.perceptron(X, [1], max_iter=10)
+    assert r.status == "separator" and r.w[0] > 0 and verify_exact(r, X, [1]) == ""
+    F = sp.coo_matrix((np.array([1.0, -1.0, 1.0, 2.0**-60, -1.0]), ([0, 1, 1, 1, 1], [0, 0, 1, 1, 1])), shape=(2, 2))
+    # the same matrix as CSC with its duplicates stored (column 1 holds 1, 2^-60, -1 of row 1)
+    C = sp.csc_matrix((np.array([1.0, -1.0, 1.0, 2.0**-60, -1.0]), np.array([0, 1, 1, 1, 1]), np.array([0, 2, 5])), shape=(2, 2))
+    for M in (F, C):
+        assert check_csr(M).toarray().tolist() == [[1.0, 0.0], [-1.0, 2.0**-60]], M.format
+    with pytest.raises(ValueError, match="duplicate entries"):
+        check_csr(sp.coo_matrix((np.array([1.0, 2.0**-60]), ([0, 0], [0, 0])), shape=(1, 1)))
+
+
+def test_factored_separator_allowance_covers_underflow_in_the_inner_product():
+    """alpha at subnormal scale: the errors of Z^T alpha (each up to n UNDERFLOW / 2) are summed
+    again with |Z_ij| weights; a (G alpha)_i that is negative exactly must not pass."""
+    from fractions import Fraction
+
+    from reference.exact import exact_factored_matvec
+    from reference.fast.operator import linear_gram
+    from reference.result import verify_separator_factored
+
+    N, A = 2000, 64
+    X = np.zeros((N + 2, A + 1))
+    X[:N, :A] = 1
+    X[N, A] = -1
+    X[N + 1, :A] = 1
+    X[N + 1, A] = 6
+    Z = linear_gram(X, np.ones(N + 2)).Z
+    u = 2.0**-1074
+    alpha = np.zeros(N + 2)
+    alpha[:N] = 5 * u
+    P = Fraction(Z[N + 1, 0]) * A * N * Fraction(5, 8) * Fraction(u)
+    a = float(P / Fraction(Z[N + 1, A]))
+    while Fraction(Z[N + 1, A]) * Fraction(a) <= P:
+        a = np.nextafter(a, 1)
+    alpha[N] = a
+    exact = exact_factored_matvec(Z, alpha)
+    if all(v > 0 for v in exact):
+        pytest.skip("the instance is separated exactly here; nothing to refuse")
+    assert verify_separator_factored(Z, alpha) != ""
+
+
+def test_linear_gram_operator_must_be_canonical():
+    """The verifiers' bounds count at most n entries a column: a hand-made LinearGram with
+    duplicates (1 + 1000 x 2^-53 in one entry) is refused up front."""
+    import scipy.sparse as sp
+
+    from reference.fast.operator import LinearGram
+
+    k = 1000
+    Z = sp.csr_matrix((np.r_[1.0, np.full(k, 2.0**-53)], np.zeros(k + 1, np.int64), np.array([0, k + 1])), shape=(1, 1))
+    with pytest.raises(ValueError, match="canonical float64 CSR"):
+        LinearGram(Z=Z)
+
+
+def test_python_lists_of_integers_float64_cannot_hold_are_refused():
+    with pytest.raises(ValueError, match="cannot represent exactly"):
+        ref.perceptron([[2**53 + 1, 1]], [1])

@@ -32,6 +32,22 @@ class LinearGram:
 
     Z: sp.csr_matrix
 
+    def __post_init__(self):
+        # the verifiers' round-off bounds count at most n entries a column and d a row: canonical
+        # CSR (no duplicates), float64, finite -- what linear_gram builds
+        Z = self.Z
+        ok = (
+            sp.issparse(Z)
+            and Z.format == "csr"
+            and Z.dtype == np.float64
+            and Z.indices.dtype == np.int64
+            and Z.indptr.dtype == np.int64
+            and Z.has_canonical_format
+            and bool(np.all(np.isfinite(Z.data)))
+        )
+        if not ok:
+            raise ValueError("LinearGram needs Z in canonical float64 CSR with int64 indices; build it with linear_gram(X, y)")
+
     @property
     def shape(self):
         """Shape (n, d) of Z; G is n x n."""
@@ -51,8 +67,8 @@ def linear_gram(X, y, *, rho=None) -> LinearGram:
 
     z_i = y_i x_i / ||x_i||_2 (x_i augmented to [x_i, rho] when ``rho`` is given, as
     ``reference.gram(X, y, rho=rho)``); equal to ``reference.gram(X, y, rho=rho)`` up to
-    round-off, without the n x n matrix.  Each row is first scaled by a power of two (exact, it
-    changes no z_i) so that its squared norm neither overflows nor underflows, at any scale of X.
+    round-off, without the n x n matrix.  Each row is first scaled by a power of two so that its
+    squared norm neither overflows nor underflows, at any scale of X.
 
     Parameters
     ----------
@@ -72,8 +88,9 @@ def linear_gram(X, y, *, rho=None) -> LinearGram:
     C, yv = check_sparse_data(X, y, nonzero=rho is None)
     if rho is not None:
         C = sp.hstack([C, sp.csr_matrix(np.full((C.shape[0], 1), float(rho)))], format="csr")
-    # z_i is invariant under x_i -> c x_i (c > 0): scale every row by a power of two (exact), as
-    # reference.gram does, so that ||x_i||^2 can neither overflow nor underflow
+    # z_i is invariant under x_i -> c x_i (c > 0): scale every row by a power of two, as
+    # reference.gram does, so that ||x_i||^2 can neither overflow nor underflow (exact but for
+    # entries that land among the subnormals; a claim is about Z as stored either way)
     C = scale_rows_pow2(C)
     norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
     Z = sp.csr_matrix(sp.diags(yv.astype(np.float64) / norms) @ C)

@@ -207,7 +207,7 @@ def _note(k, v, note, note_v):
 def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
     """(G v)_i > its round-off allowance for every i: the exit test agrees with the verifier
     [reference.result.verify_separator_gram: (n + 16) eps (|G| |v|)_i + (2n + 4) UNDERFLOW;
-    verify_separator_factored: (n + d + 16) eps (|Z| (|Z|^T |v|))_i + (2(n + d) + 4) UNDERFLOW],
+    verify_separator_factored: (n + d + 16) eps (|Z| (|Z|^T |v|))_i + 2 (n (|Z| 1)_i + d + 4) UNDERFLOW],
     so a G v > 0 within round-off is no claim and the run goes on.  Taken only near the exit."""
     n = Gv.shape[0]
     if kind == DENSE:
@@ -225,9 +225,11 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
             tmp[indices[jj]] += abs(data[jj]) * abs(v[i])
     for i in range(n):
         s = 0.0
+        l1 = 0.0
         for jj in range(indptr[i], indptr[i + 1]):
             s += abs(data[jj]) * tmp[indices[jj]]
-        if not Gv[i] > s * (EPS * (n + d + 16)) + (2 * (n + d) + 4) * UNDERFLOW:
+            l1 += abs(data[jj])
+        if not Gv[i] > s * (EPS * (n + d + 16)) + 2 * (n * l1 + d + 4) * UNDERFLOW:
             return False
     return True
 
