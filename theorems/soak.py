@@ -6,7 +6,7 @@ instances from the classes that broke the library before -- extreme scales, near
 tiny accuracies (down to 1e-30), low precision, duplicates, antipodal points, XOR, separability
 decided by round-off, PT11's multiple updates and active sets at extreme scales -- plus plain
 random separable and infeasible data, each in one input form: a dense array, canonical CSR, or
-non-canonical CSR (duplicates that sum exactly to the data, unsorted indices, explicit zeros);
+non-canonical CSR or COO (duplicates that sum exactly to the data, unsorted indices, explicit zeros);
 the Gram algorithms of the compiled engine get the linear kernel's operator
 (:func:`reference.fast.operator.linear_gram`) on CSR instances.  It runs every algorithm of
 :mod:`reference` in each engine asked for, and :func:`reference.margin`, on each instance, and
@@ -58,7 +58,7 @@ CLASSES = (
 )
 
 #: The input forms an instance is passed in (drawn per instance after its data).
-FORMS = ("dense", "csr", "csr_noncanonical")
+FORMS = ("dense", "csr", "csr_noncanonical", "coo_duplicates")
 #: The engines the soak can run; ``"both"`` on the command line runs each algorithm in both.
 ENGINES = ("textbook", "fast")
 
@@ -82,8 +82,8 @@ class SoakInstance:
 
     def data(self):
         """X in this instance's input form: the array, canonical CSR, or a non-canonical CSR
-        meaning exactly the same matrix (each entry split into two dyadic halves stored as
-        duplicates -- x = x/2 + x/2 is exact away from the subnormals --, indices in reverse
+        (or COO) meaning exactly the same matrix (each entry split into two dyadic halves stored
+        as duplicates -- x = x/2 + x/2 is exact away from the subnormals --, indices in reverse
         order, and an explicit zero per row)."""
         import scipy.sparse as sp
 
@@ -110,7 +110,8 @@ class SoakInstance:
             cols.append(0)
             vals.append(0.0)  # an explicit zero (a duplicate of column 0 when it is stored)
         indptr = np.searchsorted(np.asarray(rows), np.arange(C.shape[0] + 1), side="left")
-        return sp.csr_matrix((np.asarray(vals), np.asarray(cols), indptr), shape=C.shape)
+        M = sp.csr_matrix((np.asarray(vals), np.asarray(cols), indptr), shape=C.shape)
+        return M.tocoo() if self.form == "coo_duplicates" else M  # CSR -> COO keeps the duplicates
 
 
 @dataclass
@@ -179,7 +180,7 @@ def _separable(rng, n, d, margin=None):
 def _make(cls: str, rng: np.random.Generator) -> SoakInstance:
     """One instance of class ``cls``; its input form and PT11 options are drawn after its data."""
     inst = _make_data(cls, rng)
-    form = str(rng.choice(FORMS, p=[0.5, 0.25, 0.25]))
+    form = str(rng.choice(FORMS, p=[0.4, 0.2, 0.2, 0.2]))
     pt11 = dict(inst.pt11)
     pt11.setdefault("rho", [1.0, None][int(rng.integers(0, 2))])
     pt11.setdefault("Delta", [None, None, 1.0][int(rng.integers(0, 3))])
