@@ -41,7 +41,11 @@ def _threshold(kind, val, t, ell):
 
 @numba.njit(cache=True)
 def _mu_plus(kind, val, p, q, ell, t):
-    """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3]."""
+    """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3].
+
+    Not defined (False) where the reference's numpy division gives inf or nan (a zero
+    denominator, e.g. q_k underflowed at an extreme scale): numba's floats raise
+    ZeroDivisionError there instead, so the denominator is tested first."""
     if kind == PDM_KIND:
         eps = val
         A = eps * q
@@ -50,7 +54,12 @@ def _mu_plus(kind, val, p, q, ell, t):
         D = B * B - 4 * A * C
         root = np.sqrt(D if D > 0 else 0 * D)
         if B > 0:
-            return True, 2 * C / (-B - root)
+            den = -B - root
+            if den == 0:
+                return False, 0.0  # x/0 is inf or nan in the reference's numpy arithmetic: plain single update
+            return True, 2 * C / den
+        if 2 * A == 0:  # eps q underflowed (or eps = 0): mu_+ is inf or nan, as in the reference
+            return False, 0.0
         return True, (-B + root) / (2 * A)
     beta = val
     s = q - beta * beta
@@ -58,6 +67,8 @@ def _mu_plus(kind, val, p, q, ell, t):
         return False, 0.0  # lambda unbounded: plain single update
     disc = s * beta * beta * (q * ell - p * p)
     root = np.sqrt(disc if disc > 0 else 0 * disc)
+    if s * q == 0:  # (q - beta^2) q underflowed: mu_+ is inf or nan, as in the reference
+        return False, 0.0
     return True, (-s * p + root) / (s * q)
 
 
@@ -77,8 +88,8 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     if t == 0:
         return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
     ok, mu = _mu_plus(kind, val, p, qj, ell, t)
-    if not ok:
-        return 1
+    if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
+        return 1  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
     fl = np.floor(mu)
     lam = room if fl + 1 >= room else int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped
     if lam < 1:
