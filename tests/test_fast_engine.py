@@ -291,6 +291,20 @@ def test_engine_arguments():
     assert reference.snkp(G, engine="fast").as_dict()["engine"] == "fast"
 
 
+@pytest.mark.parametrize("algorithm,arg", [("pdm", 0.1), ("pfm", 0.05), ("pdm_succ", 0.1)])
+def test_pt11_budgets_beyond_int64(algorithm, arg):
+    """The kernel counts t and the epochs in int64: max_iter >= 2^63 is a ValueError naming the
+    textbook engine (it raised numba's OverflowError); max_epochs >= 2^63 is no cap, as there."""
+    X, y = _planted(10, 2)
+    fn = getattr(reference, algorithm)
+    with pytest.raises(ValueError, match=r"max_iter must be <= 2\^63 - 1 with engine='fast'"):
+        fn(X, y, arg, max_iter=2**63, engine="fast")
+    assert fn(X, y, arg, max_iter=2**63 - 1, engine="fast").status == fn(X, y, arg, max_iter=2**63 - 1).status
+    for max_epochs in (2**63, 10**30):
+        a, b = fn(X, y, arg, max_epochs=max_epochs), fn(X, y, arg, max_epochs=max_epochs, engine="fast")
+        _assert_same(a, b, (algorithm, max_epochs))
+
+
 def test_linear_gram_arguments():
     with pytest.raises(ValueError, match="zero point"):
         linear_gram(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, -1]))

@@ -91,9 +91,12 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
         return 1  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
     fl = np.floor(mu)
-    lam = room if fl + 1 >= room else int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped
-    if lam < 1:
-        lam = 1
+    if fl + 1 >= room:
+        lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
+    elif fl + 1 < 1:
+        lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
+    else:
+        lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard
         lam -= 1
     while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard
