@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 PDM_KIND, PFM_KIND = 0, 1
+GUARD_STEPS = 64  # reference.dynamic_margin.GUARD_STEPS: unit steps of the round-off guard before doubling
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
 
 # (c_1, c_2, c_3), c_1 in plain PDM's first epoch and (N_ep1, N_ep2, N_ep3)  [PT11 Sec. 4; spec B.9]
@@ -97,10 +98,48 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
         lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
     else:
         lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
-    while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard
-        lam -= 1
-    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard
-        lam += 1
+    steps = 0  # [reference _settle] unit steps, then doubling steps and bisection
+    while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard: down
+        if steps < GUARD_STEPS:
+            lam -= 1
+            steps += 1
+            continue
+        hi = lam - 1  # not holds(hi)
+        d = 1
+        lo = hi - d
+        while lo >= 1 and not _holds_after(kind, val, t, ell, p, qj, lo):
+            hi = lo
+            d = 2 * d
+            lo = hi - d
+        if lo < 0:
+            lo = 0  # lo = 0: no update kept the test, lambda = 1
+        while hi - lo > 1:  # lo = 0 or holds(lo); not holds(hi)
+            mid = (lo + hi) // 2
+            if _holds_after(kind, val, t, ell, p, qj, mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+    steps = 0
+    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard: up
+        if steps < GUARD_STEPS:
+            lam += 1
+            steps += 1
+            continue
+        lo = lam  # holds(lo)
+        d = 1
+        hi = lo + d
+        while hi < room and _holds_after(kind, val, t, ell, p, qj, hi):
+            lo = hi
+            d = 2 * d
+            hi = lo + d if d < room - lo else room
+        while hi - lo > 1:  # holds(lo); hi = room or not holds(hi)
+            mid = (lo + hi) // 2
+            if _holds_after(kind, val, t, ell, p, qj, mid):
+                lo = mid
+            else:
+                hi = mid
+        return hi
     return lam
 
 
