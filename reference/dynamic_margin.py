@@ -271,10 +271,58 @@ def _lambda(pb: _Problem, s: DynamicMarginState, j: int, p) -> int:
         return 1  # unbounded (PFM with beta >= ||y_j||), or overflowed: plain single update
     lam = pb.ar.floor(mu) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     lam = max(1, min(lam, room))
-    while lam > 1 and not _holds_after(pb, s, j, p, lam - 1):  # round-off guard
-        lam -= 1
-    while lam < room and _holds_after(pb, s, j, p, lam):  # round-off guard
-        lam += 1
+    return _settle(lambda n: _holds_after(pb, s, j, p, n), lam, room)
+
+
+#: Unit steps of the round-off guard before it doubles its steps (:func:`_settle`).
+GUARD_STEPS = 64
+
+
+def _settle(holds: Callable[[int], bool], lam: int, room: int) -> int:
+    """The round-off guard of :func:`_lambda`: move lam in [1, room] until ``holds(lam - 1)``
+    (or lam = 1) and ``not holds(lam)`` (or lam = room).
+
+    Unit steps, as many as a root off by round-off needs; after GUARD_STEPS of them the steps
+    double and the last one is bisected.  (With a subnormal q_k, B^2 in mu_+ underflows and mu_+
+    can be off by 10^11: unit steps would not end.)  Mirrored by reference.fast.pt11_kernels._lambda.
+    """
+    steps = 0
+    while lam > 1 and not holds(lam - 1):  # round-off guard: down
+        if steps < GUARD_STEPS:
+            lam -= 1
+            steps += 1
+            continue
+        hi, d = lam - 1, 1  # not holds(hi)
+        lo = hi - d
+        while lo >= 1 and not holds(lo):
+            hi, d = lo, 2 * d
+            lo = hi - d
+        lo = max(lo, 0)  # lo = 0: no update kept the test, lambda = 1
+        while hi - lo > 1:  # lo = 0 or holds(lo); not holds(hi)
+            mid = (lo + hi) // 2
+            if holds(mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+    steps = 0
+    while lam < room and holds(lam):  # round-off guard: up
+        if steps < GUARD_STEPS:
+            lam += 1
+            steps += 1
+            continue
+        lo, d = lam, 1  # holds(lo)
+        hi = lo + d
+        while hi < room and holds(hi):
+            lo, d = hi, 2 * d
+            hi = lo + d if d < room - lo else room
+        while hi - lo > 1:  # holds(lo); hi = room or not holds(hi)
+            mid = (lo + hi) // 2
+            if holds(mid):
+                lo = mid
+            else:
+                hi = mid
+        return hi
     return lam
 
 

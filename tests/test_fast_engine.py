@@ -292,6 +292,20 @@ def test_engine_arguments():
     assert reference.snkp(G, engine="fast").as_dict()["engine"] == "fast"
 
 
+@pytest.mark.parametrize("algorithm,arg", [("pdm", 0.1), ("pfm", 0.05), ("pdm_succ", 0.1)])
+def test_pt11_budgets_beyond_int64(algorithm, arg):
+    """The kernel counts t and the epochs in int64: max_iter >= 2^63 is a ValueError naming the
+    textbook engine (it raised numba's OverflowError); max_epochs >= 2^63 is no cap, as there."""
+    X, y = _planted(10, 2)
+    fn = getattr(reference, algorithm)
+    with pytest.raises(ValueError, match=r"max_iter must be <= 2\^63 - 1 with engine='fast'"):
+        fn(X, y, arg, max_iter=2**63, engine="fast")
+    assert fn(X, y, arg, max_iter=2**63 - 1, engine="fast").status == fn(X, y, arg, max_iter=2**63 - 1).status
+    for max_epochs in (2**63, 10**30):
+        a, b = fn(X, y, arg, max_epochs=max_epochs), fn(X, y, arg, max_epochs=max_epochs, engine="fast")
+        _assert_same(a, b, (algorithm, max_epochs))
+
+
 def test_linear_gram_arguments():
     with pytest.raises(ValueError, match="zero point"):
         linear_gram(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, -1]))
@@ -439,3 +453,92 @@ print("OK", b.status)
     assert out.returncode == 0 and out.stdout.startswith("OK"), out.stderr[-2000:]
     assert "no locator available" not in out.stderr
     assert sorted(str(p) for p in root.rglob("*")) == before  # no cache file, no bytecode
+
+
+def _exact_failure(w, X, y, rho, Delta):
+    """'' if l_k <w, [x_k, rho, Delta e_k]> > 0 for every k in exact rational arithmetic (w laid
+    out as Result.w: weights, then the bias if rho, then the m extended coordinates if Delta),
+    else the first pattern that fails."""
+    from fractions import Fraction
+
+    m, d = X.shape
+    W = [Fraction(float(v)) for v in w]
+    assert len(W) == d + (rho is not None) + (m if Delta is not None else 0)
+    for k in range(m):
+        s = sum((Fraction(float(X[k, i])) * W[i] for i in range(d)), Fraction(0))
+        if rho is not None:
+            s += Fraction(float(rho)) * W[d]
+        if Delta is not None:
+            s += Fraction(float(Delta)) * W[d + (rho is not None) + k]
+        if not int(y[k]) * s > 0:
+            return f"pattern {k}: l_k <w, y_k> = {float(int(y[k]) * s)!r} <= 0"
+    return ""
+
+
+# Patterns times 2^-e (or given) whose q_k = ||y_k||^2, or (q_k - beta^2) q_k for PFM, underflows
+# to 0: mu_+ of a multiple update then divides by zero.  The textbook's numpy arithmetic gives inf
+# or nan there (lambda = 1, a single update); numba's float division raised ZeroDivisionError.
+EXTREME_MULTIPLE = [
+    ("pfm", [[1e111, 0.0], [0.0, 1e22]], [1, 1], (0.001,), dict()),
+    ("pfm", [[1e111, 0.0], [0.0, 1e22]], [1, -1], (0.001,), dict()),
+    ("pfm", [[-4e108], [1.6e-306]], [1, -1], (0.0,), dict(rho=2.0, Delta=1.0)),  # a separator in 2 updates
+    ("pdm", [[2.6e-82], [-5.6e88]], [1, -1], (0.01,), dict(rho=None)),
+    ("pdm_succ", [[5e-324, 0.0], [1.0, 0.0]], [1, 1], (0.01,), dict(rho=None)),  # a subnormal row: q_0 = 0
+    ("pdm_succ", [[5e-324, 0.0], [1.0, 0.0]], [1, -1], (0.01,), dict(rho=None)),
+]
+
+
+@pytest.mark.parametrize("active_sets", [False, True], ids=["box", "active"])
+@pytest.mark.parametrize("algorithm,X,y,args,kw", EXTREME_MULTIPLE, ids=[f"{c[0]}-{i}" for i, c in enumerate(EXTREME_MULTIPLE)])
+def test_pt11_multiple_updates_with_an_underflowing_q_run_like_the_textbook(algorithm, X, y, args, kw, active_sets):
+    """A zero denominator of mu_+ is a single update in both engines (it raised ZeroDivisionError
+    in the compiled kernel); a separator either engine returns holds exactly."""
+    X, y = np.array(X), np.array(y)
+    fn = getattr(reference, algorithm)
+    rho, Delta = kw.get("rho", 1.0), kw.get("Delta")
+    where = f"{algorithm}(X={X.tolist()}, y={y.tolist()}, {args}, {kw}, multiple_updates=True, active_sets={active_sets})"
+    res = {}
+    for engine in ("textbook", "fast"):
+        try:
+            r = fn(X, y, *args, multiple_updates=True, active_sets=active_sets, max_iter=1000, engine=engine, **kw)
+        except Exception as e:  # noqa: BLE001 -- name the instance and the engine
+            pytest.fail(f"{engine} {where}: {type(e).__name__}: {e}")
+        if r.status == reference.SEPARATOR:
+            failure = _exact_failure(r.w, X, y, rho, Delta)
+            assert failure == "", f"{engine} {where}: separator at iteration {r.iterations} fails exactly: {failure}"
+        res[engine] = r
+    slow, quick = res["textbook"], res["fast"]
+    assert quick.status == slow.status, (where, f"textbook {slow.status} at t = {slow.iterations}: {slow.message}",
+                                         f"fast {quick.status} at t = {quick.iterations}: {quick.message}")  # fmt: skip
+
+
+def test_cli_run_pfm_fast_multiple_updates_at_an_extreme_scale(tmp_path, capsys):
+    """``margins run pfm --engine fast --multiple-updates`` on points 1e111 and 1e22 (q_2 (q_2 - beta^2)
+    underflows on the patterns times 2^-369): the textbook's status, no traceback."""
+    import json
+
+    from theorems import cli
+
+    f = tmp_path / "d.npz"
+    np.savez(f, X=np.array([[1e111, 0.0], [0.0, 1e22]]), y=np.array([1, 1]))
+    out = []
+    for engine in ("textbook", "fast"):
+        args = ["run", "pfm", "--data", str(f), "--beta", "0.001", "--multiple-updates", "--max-iter", "500", "--json", "--quiet"]
+        assert cli.main([*args, "--engine", engine]) == 0, engine
+        out.append(json.loads(capsys.readouterr().out))
+    assert out[0]["status"] == out[1]["status"], (out[0]["message"], out[1]["message"])
+
+
+@pytest.mark.parametrize("active_sets", [False, True], ids=["box", "active"])
+@pytest.mark.parametrize("y", [[1, 1], [1, -1]])
+def test_pt11_multiple_update_whose_mu_plus_overflows_is_one_update_in_both_engines(y, active_sets):
+    """y_2 = [0, 1e-160] has q_2 = 1e-320 (subnormal, not 0) and eps q_2 underflows to 0, so
+    mu_+ = 2C / (-B) = 2C / (-t q_2) overflows to inf: the textbook makes one update (lambda = 1);
+    the compiled kernel took lambda = max_iter - t (the same t, another a_t and pass count)."""
+    X, y = np.array([[1.0, 0.0], [0.0, 1e-160]]), np.array(y)
+    where = f"pdm(X={X.tolist()}, y={y.tolist()}, 1e-5, rho=None, multiple_updates=True, active_sets={active_sets})"
+    slow, quick = (reference.pdm(X, y, 1e-5, rho=None, multiple_updates=True, active_sets=active_sets, max_iter=300, engine=e)
+                   for e in ("textbook", "fast"))  # fmt: skip
+    assert (quick.status, quick.iterations) == (slow.status, slow.iterations), (where, slow.message, quick.message)
+    assert quick.info["passes"] == slow.info["passes"], (where, f"t = {slow.iterations}", slow.info["passes"], quick.info["passes"])
+    assert np.array_equal(quick.w, slow.w), (where, f"t = {slow.iterations}", slow.w, quick.w)

@@ -789,3 +789,54 @@ def test_no_nan_on_infeasible_cross_instance():
         r = pdm(inst.X, inst.y, 0.9, rho=1.0, max_iter=400, max_epochs=10**9)
     ub = r.info["upper_bound"]
     assert ub is not None and ub == ub and ub >= 0
+
+
+def test_multiple_update_round_off_guard_ends_when_mu_plus_is_far_off(monkeypatch):
+    """Patterns times 2^-513 where q_2 is subnormal: B^2 in mu_+ underflows and mu_+ = 6.4e11
+    where the test already fails after 10^6 updates.  The guard (lambda - 1 updates keep the test,
+    lambda break it) walked by unit steps, 6e11 of them; it now doubles its steps after
+    GUARD_STEPS and bisects: a few hundred evaluations, the same lambda property, both engines."""
+    import reference
+    import reference.dynamic_margin as dm
+    from reference.fast import pt11_kernels
+
+    X = np.array([[-1e-308, 0.0, 1e6], [2.25e-162, 0.0, 0.0], [0.0, 1.5e154, 0.0]])
+    y = np.array([-1, 1, 1])
+    kw = dict(rho=1.0, Delta=1.0, multiple_updates=True, max_iter=10**15, max_epochs=5)
+    where = f"pdm_succ(X={X.tolist()}, y={y.tolist()}, 0.001, 2.0, {kw})"
+    calls = []
+    holds = dm._holds_after
+
+    def counted(pb, s, j, p, n):
+        calls.append(n)
+        assert len(calls) < 10_000, f"{where}: the guard evaluated the test {len(calls)} times at t = {s.t} (pattern {j})"
+        return holds(pb, s, j, p, n)
+
+    monkeypatch.setattr(dm, "_holds_after", counted)
+    slow = reference.pdm_succ(X, y, 0.001, 2.0, **kw)
+    monkeypatch.undo()
+    assert pt11_kernels.GUARD_STEPS == dm.GUARD_STEPS
+    quick = reference.pdm_succ(X, y, 0.001, 2.0, engine="fast", **kw)
+    assert (quick.status, quick.iterations) == (slow.status, slow.iterations), (where, slow.message, quick.message)
+    assert np.array_equal(quick.w, slow.w), (where, f"t = {slow.iterations}", slow.w, quick.w)
+    if slow.status == reference.SEPARATOR:
+        assert reference.verify_exact(slow, X, y) == "", where
+
+
+@pytest.mark.parametrize("start", [1, 5, 70, 200, 10**6, 10**12 - 1, 10**12])
+@pytest.mark.parametrize("flip", [0, 1, 3, 64, 65, 66, 300, 10**9, 10**12 - 1])
+def test_settle_finds_the_flip_from_any_start(flip, start):
+    """_settle on a monotone test (holds for n < flip) lands on lambda = flip (capped to
+    [1, room]), evaluating the test O(GUARD_STEPS + log room) times."""
+    from reference.dynamic_margin import GUARD_STEPS, _settle
+
+    room = 10**12
+    calls = []
+
+    def holds(n):
+        calls.append(n)
+        assert 0 <= n < room, n
+        return n < flip
+
+    assert _settle(holds, start, room) == min(max(flip, 1), room), (flip, start)
+    assert len(calls) <= 2 * GUARD_STEPS + 4 * 41, (flip, start, len(calls))

@@ -392,8 +392,11 @@ def pt11(
     rho, Delta = P.rho, P.Delta
     data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
     labels = np.ascontiguousarray(P.labels, dtype=np.float64)
-    if max_epochs is None:  # no cap on epochs
-        max_epochs = int(np.iinfo(np.int64).max)
+    top = int(np.iinfo(np.int64).max)  # the kernel counts t and the epochs in int64
+    if max_iter > top:
+        raise ValueError(f"max_iter must be <= 2^63 - 1 with engine='fast' (t is an int64), got {max_iter}; pass engine='textbook'")
+    if max_epochs is None or max_epochs > top:  # no cap on epochs (a pass count never reaches 2^63)
+        max_epochs = top
     rows = np.repeat(np.arange(m), np.diff(indptr))
     q = np.bincount(rows, weights=data * data, minlength=m)  # q_k = ||y_k||^2 = ||x_k||^2 + rho^2 + Delta^2
     if rho is not None:

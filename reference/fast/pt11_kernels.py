@@ -26,6 +26,7 @@ import numpy as np
 from . import njit
 
 PDM_KIND, PFM_KIND = 0, 1
+GUARD_STEPS = 64  # reference.dynamic_margin.GUARD_STEPS: unit steps of the round-off guard before doubling
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
 
 # (c_1, c_2, c_3), c_1 in plain PDM's first epoch and (N_ep1, N_ep2, N_ep3)  [PT11 Sec. 4; spec B.9]
@@ -42,7 +43,11 @@ def _threshold(kind, val, t, ell):
 
 @njit()
 def _mu_plus(kind, val, p, q, ell, t):
-    """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3]."""
+    """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3].
+
+    Not defined (False) where the reference's numpy division gives inf or nan (a zero
+    denominator, e.g. q_k underflowed at an extreme scale): numba's floats raise
+    ZeroDivisionError there instead, so the denominator is tested first."""
     if kind == PDM_KIND:
         eps = val
         A = eps * q
@@ -51,7 +56,12 @@ def _mu_plus(kind, val, p, q, ell, t):
         D = B * B - 4 * A * C
         root = np.sqrt(D if D > 0 else 0 * D)
         if B > 0:
-            return True, 2 * C / (-B - root)
+            den = -B - root
+            if den == 0:
+                return False, 0.0  # x/0 is inf or nan in the reference's numpy arithmetic: plain single update
+            return True, 2 * C / den
+        if 2 * A == 0:  # eps q underflowed (or eps = 0): mu_+ is inf or nan, as in the reference
+            return False, 0.0
         return True, (-B + root) / (2 * A)
     beta = val
     s = q - beta * beta
@@ -59,6 +69,8 @@ def _mu_plus(kind, val, p, q, ell, t):
         return False, 0.0  # lambda unbounded: plain single update
     disc = s * beta * beta * (q * ell - p * p)
     root = np.sqrt(disc if disc > 0 else 0 * disc)
+    if s * q == 0:  # (q - beta^2) q underflowed: mu_+ is inf or nan, as in the reference
+        return False, 0.0
     return True, (-s * p + root) / (s * q)
 
 
@@ -78,16 +90,57 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     if t == 0:
         return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
     ok, mu = _mu_plus(kind, val, p, qj, ell, t)
-    if not ok:
-        return 1
+    if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
+        return 1  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
     fl = np.floor(mu)
-    lam = room if fl + 1 >= room else int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped
-    if lam < 1:
-        lam = 1
-    while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard
-        lam -= 1
-    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard
-        lam += 1
+    if fl + 1 >= room:
+        lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
+    elif fl + 1 < 1:
+        lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
+    else:
+        lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
+    steps = 0  # [reference _settle] unit steps, then doubling steps and bisection
+    while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard: down
+        if steps < GUARD_STEPS:
+            lam -= 1
+            steps += 1
+            continue
+        hi = lam - 1  # not holds(hi)
+        d = 1
+        lo = hi - d
+        while lo >= 1 and not _holds_after(kind, val, t, ell, p, qj, lo):
+            hi = lo
+            d = 2 * d
+            lo = hi - d
+        if lo < 0:
+            lo = 0  # lo = 0: no update kept the test, lambda = 1
+        while hi - lo > 1:  # lo = 0 or holds(lo); not holds(hi)
+            mid = (lo + hi) // 2
+            if _holds_after(kind, val, t, ell, p, qj, mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo + 1
+    steps = 0
+    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard: up
+        if steps < GUARD_STEPS:
+            lam += 1
+            steps += 1
+            continue
+        lo = lam  # holds(lo)
+        d = 1
+        hi = lo + d
+        while hi < room and _holds_after(kind, val, t, ell, p, qj, hi):
+            lo = hi
+            d = 2 * d
+            hi = lo + d if d < room - lo else room
+        while hi - lo > 1:  # holds(lo); hi = room or not holds(hi)
+            mid = (lo + hi) // 2
+            if _holds_after(kind, val, t, ell, p, qj, mid):
+                lo = mid
+            else:
+                hi = mid
+        return hi
     return lam
 
 
