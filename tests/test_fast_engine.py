@@ -306,6 +306,26 @@ def test_pt11_budgets_beyond_int64(algorithm, arg):
         _assert_same(a, b, (algorithm, max_epochs))
 
 
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp", "nvn", "snkpvn", "isnkpvn"])
+def test_rp14_budgets_beyond_int64(algorithm):
+    """The RP14 kernels count k in int64 too: max_iter >= 2^63 is the same ValueError as PT11's
+    (it was numba's TypingError); 2^63 - 1 runs, as in the textbook."""
+    X, y = np.array([[1.0, 0.25], [0.5, 1.0]]), np.array([1, 1])
+    G = reference.gram(X, y)
+    call = {
+        "perceptron": lambda **kw: reference.perceptron(X, y, **kw),
+        "normalized_perceptron": lambda **kw: reference.normalized_perceptron(X, y, **kw),
+        "nkp": lambda **kw: reference.nkp(G, **kw),
+        "snkp": lambda **kw: reference.snkp(G, **kw),
+        "nvn": lambda **kw: reference.nvn(G, 0.5, **kw),
+        "snkpvn": lambda **kw: reference.snkpvn(G, np.full(2, 0.5), 0.5, **kw),
+        "isnkpvn": lambda **kw: reference.isnkpvn(G, 2.0, 0.5, **kw),
+    }[algorithm]
+    with pytest.raises(ValueError, match=r"max_iter must be <= 2\^63 - 1 with engine='fast'"):
+        call(max_iter=2**63, engine="fast")
+    assert call(max_iter=2**63 - 1, engine="fast").status == call(max_iter=2**63 - 1).status == "separator"
+
+
 def test_linear_gram_arguments():
     with pytest.raises(ValueError, match="zero point"):
         linear_gram(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, -1]))

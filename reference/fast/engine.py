@@ -89,6 +89,18 @@ def _drive(
         k, resume = k_new, position
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _budget(max_iter) -> int:
+    """``max_iter`` validated (:func:`reference.data.check_int`) and within the kernels' int64
+    counters (k, t, the epochs)."""
+    max_iter = check_int("max_iter", max_iter)
+    if max_iter > _INT64_MAX:
+        raise ValueError(f"max_iter must be <= 2^63 - 1 with engine='fast' (its counter is an int64), got {max_iter}; pass engine='textbook'")
+    return max_iter
+
+
 def _result(name: str, status: str, message: str, k: int, **fields) -> Result:
     return Result(algorithm=name, status=status, iterations=int(k), message=message, engine=FAST, **fields)
 
@@ -158,7 +170,7 @@ def nkp(G, *, max_iter: int, trace: bool) -> Result:
     from ..perceptrons import NKPState
 
     g = _Gram(G)
-    max_iter = check_int("max_iter", max_iter)
+    max_iter = _budget(max_iter)
     rec = _records(trace, max_iter, g.n)
     alpha, Ga = np.zeros(g.n), np.zeros(g.n)  # the state: alpha_k, G alpha_k
     declined = _Declined(g)
@@ -180,7 +192,7 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
 
     g = _Gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")
-    max_iter = check_int("max_iter", max_iter)
+    max_iter = _budget(max_iter)
     rec = _records(trace, max_iter, g.n)
     rec_theta = np.zeros(rec.shape[0])
     p, Gp = np.zeros(g.n), np.zeros(g.n)  # the state: p_k, G p_k
@@ -249,7 +261,7 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
 def snkp(G, *, max_iter: int, trace: bool) -> Result:
     """SNKP  [RP14 Alg. 4], compiled: one softmax and one G-product per step."""
     g = _Gram(G)
-    return _smoothed("snkp", g, None, None, check_int("max_iter", max_iter), trace)
+    return _smoothed("snkp", g, None, None, _budget(max_iter), trace)
 
 
 def snkpvn(G, q, delta, *, max_iter: int, trace: bool) -> Result:
@@ -257,7 +269,7 @@ def snkpvn(G, q, delta, *, max_iter: int, trace: bool) -> Result:
     g = _Gram(G)
     q = check_simplex(q, g.n)
     delta = check_real("delta", delta, low=0, hint="SNKPVN's accuracy delta must be positive")
-    return _smoothed("snkpvn", g, np.asarray(q, dtype=np.float64), float(delta), check_int("max_iter", max_iter), trace)
+    return _smoothed("snkpvn", g, np.asarray(q, dtype=np.float64), float(delta), _budget(max_iter), trace)
 
 
 def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
@@ -267,7 +279,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
     g = _Gram(G)
     gamma = float(check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop"))
     epsilon = float(check_real("epsilon", epsilon, low=0, hint="the target accuracy must be positive"))
-    max_iter = check_int("max_iter", max_iter)
+    max_iter = _budget(max_iter)
     q = np.full(g.n, 1.0 / g.n)  # [RP14 Alg. 7] q_0 := 1_n/n
     t, iterations, deltas, inner_its, records = 0, 0, [], [], []
     alpha, exhausted, unverified, inner, budget = None, False, "", None, max_iter
@@ -326,7 +338,7 @@ def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
     X, y = _check_primal_data(X, y, rho)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    max_iter = check_int("max_iter", max_iter)
+    max_iter = _budget(max_iter)
     Z, Z_verify, e = _working_points(X, y, rho, F64)  # rows y_i [x_i, rho], times 2^-e at extreme scales
     Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
@@ -348,7 +360,7 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
     from ..perceptrons import PerceptronState, _check_primal_data, _with_scale, _working_points
 
     X, y = _check_primal_data(X, y, rho)
-    max_iter = check_int("max_iter", max_iter)
+    max_iter = _budget(max_iter)
     Z, Z_verify, e = _working_points(X, y, rho, F64, normalize)  # X_2, or the points times 2^-e
     Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
@@ -392,9 +404,8 @@ def pt11(
     rho, Delta = P.rho, P.Delta
     data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
     labels = np.ascontiguousarray(P.labels, dtype=np.float64)
-    top = int(np.iinfo(np.int64).max)  # the kernel counts t and the epochs in int64
-    if max_iter > top:
-        raise ValueError(f"max_iter must be <= 2^63 - 1 with engine='fast' (t is an int64), got {max_iter}; pass engine='textbook'")
+    top = _INT64_MAX
+    max_iter = _budget(max_iter)
     if max_epochs is None or max_epochs > top:  # no cap on epochs (a pass count never reaches 2^63)
         max_epochs = top
     rows = np.repeat(np.arange(m), np.diff(indptr))
