@@ -554,7 +554,11 @@ def test_linear_gram_at_extreme_scales_is_the_scaled_operator(scale):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Z = linear_gram(X, np.ones(2)).Z.toarray()
-    assert np.array_equal(Z, linear_gram(np.array([[1.0, 1.0], [-1.0, 0.0]]), np.ones(2)).Z.toarray()), f"scale {scale}"
+    Z1 = linear_gram(np.array([[1.0, 1.0], [-1.0, 0.0]]), np.ones(2)).Z.toarray()
+    if np.frexp(scale)[0] == 0.5:  # a power of two: the scaling back is exact, Z the same bits
+        assert np.array_equal(Z, Z1), f"scale {scale}"
+    else:
+        np.testing.assert_allclose(Z, Z1, rtol=4 * 2.0**-52, atol=0, err_msg=f"scale {scale}")
     op = linear_gram(X, np.ones(2))
     for r in (ref.nvn(op, 1e-3, engine="fast"), ref.isnkpvn(op, 2, 1e-3, engine="fast")):
         assert r.status == "separator", f"{r.algorithm} at scale {scale}: {r.status} ({r.message})"
