@@ -1,6 +1,6 @@
-"""The compiled engine's three speed ratios (issue 10), measured in one run.
+"""The compiled engine's three speed ratios, measured in one run.
 
-    python benchmarks/engine_ratios.py [--data-dir /work/shared/data] [--quick] [--json OUT]
+    python benchmarks/engine_ratios.py [--data-dir DATA] [--quick] [--json OUT]
 
 1. **floor**: plain PDM (textbook order, no active sets) with ``engine="fast"`` on a9a, eps = 0.01,
    rho = Delta = 1, against a plain compiled loop written here that does nothing but the box's
@@ -34,6 +34,8 @@ import reference
 from reference.fast.operator import linear_gram
 from reference.patterns import make_patterns
 from reference.fast.rp14_kernels import gram_matvec
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
 
 
 @numba.njit(cache=True)
@@ -164,7 +166,8 @@ def snkp_ratios(X, y, n_dense: int = 2000, repeats: int = 5) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", default="/work/shared/data")
+    ap.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                    help="the LIBSVM data sets (default: ../shared/data beside the repository)")
     ap.add_argument("--quick", action="store_true", help="4,000 points of a9a for the PDM ratios (smoke run)")
     ap.add_argument("--json", default=None, help="also write the numbers to this file")
     ap.add_argument("--only", choices=["pdm", "snkp"], default=None, help="measure only these ratios")

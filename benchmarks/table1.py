@@ -1,7 +1,7 @@
 """Reproduce PT11 Sec. 6 (Tables 1 and 2) with the compiled engine, beside LIBLINEAR's DCD-L2.
 
     pip install -e ".[fast]" liblinear-official      # liblinear-official: benchmark-only
-    python benchmarks/table1.py --out DIR [--data-dir /work/shared/data] [--sets a9a w8a a1a ...]
+    python benchmarks/table1.py --out DIR [--data-dir DATA] [--sets a9a w8a a1a ...]
 
 PT11 Sec. 6 runs, with Delta = 1 and rho = 1 (the extended space of Sec. 5, so every data set is
 separable; the hard-margin problem there is the 2-norm soft-margin SVM):
@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
 SETS = ("a9a", "w8a", "a1a", "heart_scale", "sonar", "ionosphere")
 EPS, ETA, DELTA, RHO = 0.01, 8.0, 1.0, 1.0
 FILES = {"a9a": "a9a/a9a.gz", "w8a": "w8a/w8a.gz", "a1a": "a1a/a1a", "a8a": "a8a/a8a.gz", "heart_scale": "heart_scale/heart_scale",
@@ -143,7 +144,7 @@ def _row(job):
             row["epochs"] = res.info["epochs"]
             row["gamma"] = res.info["margin"]
             row["upper"] = res.info["upper_bound"]
-    if solver == "baseline":  # and the certified gamma_d of the real-data issue, off the clock
+    if solver == "baseline":  # and the certified gamma_d of the data (margin_from_data), off the clock
         dm = reference.margin_from_data(X, y, rho=RHO, Delta=DELTA)
         row.update(seconds=0.0, updates=None, epochs=None, status="", gamma=None, gamma_d_lower=dm.lower, gamma_d_upper=dm.upper,
                    R=float(np.sqrt(np.max(np.asarray(X.multiply(X).sum(axis=1)).ravel()) + RHO**2 + DELTA**2)))  # fmt: skip
@@ -215,7 +216,8 @@ def _fmt(v, f="{:.4g}"):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="PT11 Tables 1 and 2 with the compiled engine, beside LIBLINEAR DCD-L2")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--data-dir", default="/work/shared/data")
+    ap.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                    help="the LIBSVM data sets (default: ../shared/data beside the repository)")
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=sorted(FILES))
     ap.add_argument("--snkp-iters", type=int, default=2000, help="SNKP budget in the extended space")
     a = ap.parse_args(argv)

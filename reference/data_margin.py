@@ -161,8 +161,8 @@ class DataMargin:
 
 # -- rounding: a-priori bounds (standard model of floating-point arithmetic) ---------------------------
 #
-# Why each allowance is there, and how much slack it leaves (issue 13; verdicts per mutant in
-# benchmarks/mutation/census_allowances.md).  Model [Higham, Secs. 2.2, 3.1]: fl(a op b) = (a op b)(1 + d),
+# Why each allowance is there, and how much slack it leaves (the verdict on each mutant of these
+# allowances is in benchmarks/mutation/).  Model [Higham, Secs. 2.2, 3.1]: fl(a op b) = (a op b)(1 + d),
 # |d| <= u = 2^-53, and a product or quotient that underflows has an absolute error <= 2^-1075 instead
 # (sums and differences of subnormals are exact); a sum of k products (or squares) is off by at most
 # gamma_k = k u / (1 - k u) times the sum of their absolute values, in any order.  "Spare s" below: the
@@ -217,7 +217,7 @@ class DataMargin:
 # total is only slightly negative in that worst case (tiny D, p, m) it is NOT KILLED, not "equivalent".
 #
 # Finer: normalized lo / nlo also for lo > 0 (a lower bound of ||z_k|| where the table divides by an upper
-# one; the mutants certified_lower_28, _35) loses (3q + 17) / 2 at that stage, and the table's count goes
+# one, as two mutants of the lo > 0 branch do) loses (3q + 17) / 2 at that stage, and the table's count goes
 # negative for dense rows.  Counted for the code operation by operation, in u, adverse > 0: roundings,
 # at most p (u . y_k, any order) + 1 (lo) + q/2 (sq) + 1/2 (sq (1 - g)) + 1 (root) + 1 (nlo (1 - 4u))
 # + 1 (lo / nlo) + 1 (r (1 - 4u)) + D/2 (u . u, any order) + 1/2 (Q (1 + gq)) + 1/2 (_up) + 1 (root)

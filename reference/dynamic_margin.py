@@ -377,7 +377,7 @@ def _unverified_update(pb: _Problem, s: DynamicMarginState) -> DynamicMarginStat
     """A full pass made no update (p_tk > theta_t for every k), yet some a.y_k is not above its
     round-off allowance, so the separator is not verified.  Such a pattern counts as a mistake
     (the box's test read in floating point): one update with the first of them, then a fresh
-    pass.  The exit test and the verification thus agree, and the run goes on  [issue 11]."""
+    pass.  The exit test and the verification thus agree, and the run goes on."""
     j = _first_unverified(pb, s.a)
     s = _update(pb, replace(s, converged=False), j, pb.P.dot(s.a, j))
     if pb.active_sets:

@@ -202,7 +202,7 @@ def _make_data(cls: str, rng: np.random.Generator) -> SoakInstance:
         X, y = (_separable(rng, n, d) if rng.random() < 0.5 else
                 (rng.standard_normal((n, d)), _labels(rng, n)))
         scale = float(rng.choice([1e-300, 1e-200, 1e-160, 1e-150, 1e150, 1e155, 1e160, 1e200, 1e300]))
-        if rng.random() < 0.3:  # an exactly infeasible triangle z1 + z2 + z3 = 0 (issue 11, item 1)
+        if rng.random() < 0.3:  # an exactly infeasible triangle z1 + z2 + z3 = 0, at every scale
             X = np.array([[1.0, 0.0], [-0.5, 0.75], [-0.5, -0.75]])
             y = np.ones(3, dtype=np.int64)
         return SoakInstance(cls, X * scale, y)

@@ -54,7 +54,7 @@ Sources of the hard families
   With 0 < delta_max small the rate is linear (Epelman-Freund 2000) with a constant ~ delta_max^2,
   which interpolates between the two regimes.
 * ``rp14_example`` -- RP14 Sec. 2.2 (Novikoff's bound is loose by r^4 against the normalized one).
-* ``chord`` -- issue 14 of this project (the printed RP14 Lemma 7 is false): the ratio
+* ``chord`` -- erratum E-A2 (the printed RP14 Lemma 7 is false): the ratio
   |rho_K| dist(q, W)/||q||_G is constant along rays from the projection of q onto W, so its sup is
   approached as q -> W; a chord through (almost) the origin puts its midpoint q next to W, and the
   only way from q into W is to move mass onto far points.  Limit analysis: three far points at
@@ -383,8 +383,8 @@ def rationalize(inst: Instance, den: int = 10**9) -> Instance:
 
 
 def chord(n: int = 8, h: float = 0.002, spread: float = 1.0150835, seed: int = 0, *, den: int = 10**8) -> Instance:
-    """The geometry that refutes the printed RP14 Lemma 7 (erratum E-A2; source: issue 14 of this
-    project and its limit analysis): unit-circle points with rational coordinates, all labels +1 --
+    """The geometry that refutes the printed RP14 Lemma 7 (erratum E-A2 and its
+    limit analysis): unit-circle points with rational coordinates, all labels +1 --
     a chord x_0 x_1 passing at distance ``h`` from the origin (angles asin(h) and pi - asin(h)),
     three far points below it at 270 deg and 270 deg +- ``spread`` (radians; 58.16 deg is optimal,
     default), and ``n - 5`` points spread evenly over the upper half circle (they only make

@@ -404,7 +404,7 @@ def rational_instance(rows: Sequence[Sequence[int]], labels: Sequence[int], name
 
 
 def lemma7_counterexample() -> Instance:
-    """The exact counterexample to the PRINTED RP14 Lemma 7 (erratum E-A2; issue 14).
+    """The exact counterexample to the PRINTED RP14 Lemma 7 (erratum E-A2).
 
     d = 2, n = 8, all labels +1, points on the unit circle with rational coordinates (so the
     normalized points equal the points, exactly): a chord x1-x5 passing 2000/1000001 from the

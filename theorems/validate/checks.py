@@ -165,7 +165,7 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
             if not msg and v is not None:
                 m, scale = _sep_margins(case, v)
                 # ... and a separator only where G alpha > 0 (Z w > 0) beyond round-off, as the
-                # reference's verifier demands before it claims one [issue 11 item 7]
+                # reference's verifier demands before it claims one (a G alpha > 0 within round-off is no claim)
                 if scale > 0 and float(np.min(m / scale)) > 1e-9 and _verified_separator(case, v):
                     msg = f"'max_iter' but the returned vector already separates (min normalized margin {float(np.min(m / scale)):.3g})"
         out.append(CheckResult("claim.max_iter", FAIL if msg else PASS, msg))
