@@ -5,6 +5,7 @@
 """
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -21,18 +22,16 @@ settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# The "quality" tier: tests that prove the suite catches deliberately broken algorithms
-# (theorem checks fed a broken variant or a doctored trace, the validation harness's mutant zoo,
-# proof steps with a perturbed constant).  They run in every default run; `pytest -m quality`
-# runs them alone.
-QUALITY_MARKERS = ("can_fail", "mutant", "doctored", "perturbed", "rejects_broken")
+# The "quality" tier is the folder tests/quality/: tests that prove the suite catches deliberately
+# broken algorithms (theorem checks fed a broken variant or a doctored trace, the validation
+# harness's mutant zoo, proof steps with a perturbed constant).  They run in every default run;
+# `pytest -m quality` runs them alone.
+QUALITY_DIR = Path(__file__).parent / "quality"
 
 
 def pytest_collection_modifyitems(config, items):
-    import pytest
-
     for item in items:
-        if any(word in item.name for word in QUALITY_MARKERS):
+        if QUALITY_DIR in Path(item.fspath).parents:
             item.add_marker(pytest.mark.quality)
 
 

@@ -1,0 +1,1389 @@
+"""The one input validator (reference/data.py), pinned exactly: which inputs pass, which raise,
+and that every message names the argument and the fix."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import math
+import os
+import re
+import subprocess
+import sys
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import reference
+import reference as ref
+from reference.arithmetic import gamma
+from reference.data import (
+    PSD_RTOL,
+    augment,
+    check_bool,
+    check_csr,
+    check_data,
+    check_gram,
+    check_int,
+    check_real,
+    check_simplex,
+    check_sparse_data,
+    drop_zero_rows,
+    extend,
+    reflect,
+)
+from reference.exact import margin_witness_value
+from reference.gram import kernel_matrix
+from reference.margin import lower_bound, margin
+from tests.support.instances import GOOD_X, GOOD_Y, _cancelling_duplicates, files
+from tests.support.margin import ETA, MP, raises_starting
+
+
+def _load_libsvm_lists(path, n_features=None):
+    """The reader as it was before it streamed (text-mode lines into Python lists, then CSR): the
+    reference its replacement must match bit for bit."""
+    import gzip
+
+    import scipy.sparse as sp
+
+    from reference.data import _MAX_COLUMNS, _TOO_WIDE, _data_path, check_csr, check_int
+
+    path = _data_path(path, "a LIBSVM file")
+    if n_features is not None:
+        n_features = check_int("n_features", n_features, low=1)
+    opener = gzip.open if path.suffix == ".gz" else open
+    labels, indptr, indices, values, width = [], [0], [], [], 0
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                if not line.isascii():
+                    raise ValueError("non-ASCII characters")
+                label = float(parts[0])
+                row = {}
+                for tok in parts[1:]:
+                    k, v = tok.split(":", 1)
+                    if not k.isdigit():
+                        raise ValueError(f"feature index {k!r} is not a positive integer")
+                    idx = int(k)
+                    if idx < 1:
+                        raise ValueError("feature indices are 1-based")
+                    if idx > _MAX_COLUMNS:
+                        raise ValueError(f"feature index {idx} {_TOO_WIDE}; renumber the features from 1")
+                    if idx - 1 in row:
+                        raise ValueError(f"feature index {idx} appears twice")
+                    row[idx - 1] = float(v)
+                    width = max(width, idx)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
+            labels.append(label)
+            for j in sorted(row):
+                indices.append(j)
+                values.append(row[j])
+            indptr.append(len(indices))
+    if not labels:
+        raise ValueError(f"data file {str(path)!r} has no data lines")
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"n_features={n_features} but the file uses feature index {width}; raise n_features")
+        width = n_features
+    y = np.array(labels)
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{path}: labels must be +1/-1, found {sorted(set(y.tolist()))[:5]}; relabel the file")
+    X = sp.csr_matrix((np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), np.array(indptr, dtype=np.int64)),
+                      shape=(len(labels), width))
+    if width == 0:
+        return X, y.astype(np.int64)
+    return check_csr(X), y.astype(np.int64)
+
+
+def _outcome(load, path, **kw):
+    try:
+        X, y = load(path, **kw)
+    except ValueError as exc:
+        return ("error", str(exc))
+    return ("ok", X.shape, X.format, X.data.dtype, X.indices.dtype, X.indptr.dtype, X.has_canonical_format,
+            X.data.tobytes(), X.indices.tobytes(), X.indptr.tobytes(), y.dtype, y.tobytes())
+
+
+TRICKY = (
+    "# a header comment, then a blank line and one of spaces\n\n   \t \n"
+    "+1 1:0.5 3:1e-3 10:-2.5E+2   # a trailing comment # with a second '#'\n"
+    "-1 2:1 5:0 6:-0.0\r\n"  # explicit zeros (dropped), CRLF
+    "1 7:+4 2:.25 4:3.\r"  # unsorted indices, a lone CR
+    "\t# an indented comment\n"
+    "-1.0 1:1e-320 9:1.7976931348623157e308\n"  # a subnormal, the largest float
+    "+1\n"  # a label with no features
+    "\u00a0\u2003\n"  # only (non-ASCII) whitespace: a blank line
+    "-1 12:7 \x0b 3:2\n"  # a vertical tab between the entries
+    "1.0 100:1"  # an index gap, no final newline
+)
+
+
+def _point_segment(x, a, b) -> float:
+    x, a, b = (np.asarray(v, float) for v in (x, a, b))
+    t = min(max((x - a) @ (b - a) / ((b - a) @ (b - a)), 0.0), 1.0)
+    return float(np.linalg.norm(a + t * (b - a) - x))
+
+
+def _bad_csr_indptr():
+    X = sp.csr_matrix(np.eye(3))
+    X.indptr = np.array([0, 2, 1, 3])  # starts at 0, ends at nnz = 3, but decreases
+    return X
+
+
+def _bad_csr_index():
+    X = sp.csr_matrix(np.eye(2))
+    X.indices = np.array([0, 2])
+    return X
+
+
+def _bad_coo_index():
+    C = sp.coo_matrix(np.eye(2))
+    C.col = np.array([0, 5])
+    return C
+
+
+def _mp_third():
+    with mpmath.workdps(30):
+        return np.array([[mpmath.mpf(1) / 3]], dtype=object)
+
+
+_CONSISTENT = (
+    "X is not a consistent CSR matrix (indptr must have length n + 1 = 4, start at 0, not decrease, and end at "
+    "nnz = len(indices) = len(data)); rebuild it with scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, d))"
+)
+
+
+_ZERO_ROW = (
+    "X has 1 zero rows (first: [1]): a zero point cannot be normalized and is never strictly separated; add a "
+    "bias by augmentation (rho=1.0), or drop them with reference.drop_zero_rows(X, y)"
+)
+
+
+DATA_ERRORS = [
+    (lambda: check_data(np.array([[True, 1.0]], dtype=object), [1]), "X must hold real numbers, found True (bool); convert it first"),
+    (lambda: check_data(np.array([["a"]]), [1]), "X must be a numeric array of real numbers, got strings (dtype <U1); pass a real (float) array"),
+    (lambda: check_data([[1.0]], ["a"]), "y must be a numeric array of real numbers, got strings (dtype <U1); map the labels to +1/-1 integers"),
+    (lambda: check_data([[1.0]], np.array([1 + 2j])), "y must be a numeric array of real numbers, got complex numbers (dtype complex128); map the labels to +1/-1 integers"),
+    (lambda: check_data(np.ones(3), [1]), "X must be a 2-D array of shape (n_points, n_features), got ndim=1; reshape a single feature with X.reshape(-1, 1)"),
+    (lambda: check_data(np.ones((0, 2)), []), "X is empty (shape (0, 2)); pass at least one point with one feature"),
+    (lambda: check_data(np.ones((2, 0)), [1, 1]), "X is empty (shape (2, 0)); pass at least one point with one feature"),
+    (lambda: check_data([[np.nan]], [1]), "X contains NaN or inf; remove or impute those entries"),
+    (lambda: check_data([[1.0], [2.0]], np.ones((2, 1))), "y must be a 1-D array of labels, got shape (2, 1); use y.ravel()"),
+    (lambda: check_data([[1.0], [2.0]], [1, 1, 1]), "X has 2 rows but y has 3 labels; pass one label per row of X"),
+    (lambda: check_data([[1.0], [2.0]], [1, 0]), "y must contain only +1 and -1, found [0.0]; map your classes to +1/-1"),
+    (lambda: check_data([[1.0]], [2]), "y must contain only +1 and -1, found [2.0]; map your classes to +1/-1"),
+    (lambda: check_data([[1.0], [0.0]], [1, -1]), _ZERO_ROW),
+    (lambda: check_sparse_data(sp.csr_matrix(np.array([[1.0], [0.0]])), [1, -1]), _ZERO_ROW),
+    (lambda: check_data(sp.csr_matrix((10**5, 10**4 + 1)), np.ones(10**5)),
+     "X is sparse of shape (100000, 10001): a dense copy (1e+09 entries) is too large; pass n_features= no larger "
+     "than the data need, or use pfm / pdm / pdm_succ, which keep X sparse"),
+    (lambda: check_csr(np.eye(2)), "X must be a scipy.sparse matrix here, got ndarray"),
+    (lambda: check_csr(np.eye(2), name="Z"), "Z must be a scipy.sparse matrix here, got ndarray"),
+    (lambda: check_csr(sp.coo_array(np.ones(3))), "X must be 2-D of shape (n_points, n_features), got shape (3,)"),
+    (lambda: check_csr(sp.csr_matrix((0, 3))), "X is empty (shape (0, 3)); pass at least one point with one feature"),
+    (lambda: check_csr(sp.csr_matrix(np.array([[1j]]))), "X must hold real numbers, got dtype complex128; pass the real part explicitly"),
+    (lambda: check_csr(_bad_csr_indptr()), _CONSISTENT),
+    (lambda: check_csr(_bad_csr_index()), "X has a column index out of range [0, 2) (found 0..2); indices are 0-based and must be < the number of features"),
+    (lambda: check_csr(_bad_coo_index()), "X has a row or column index out of range for shape (2, 2)"),
+    (lambda: check_csr(sp.csr_matrix(np.array([[np.inf]]))), "X contains NaN or inf; remove or impute those entries"),
+    (lambda: check_csr(sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])), shape=(1, 1))),
+     "X contains NaN or inf; remove or impute those entries (duplicates overflowed)"),
+    (lambda: check_sparse_data(_mp_third(), [1]), "X holds mpf entries that are not float64 numbers; the patterns are stored in float64 -- round X first"),
+    (lambda: check_gram(np.ones((2, 3))), "G must be a square matrix, got shape (2, 3); build it with reference.gram(X, y)"),
+    (lambda: check_gram(np.zeros((0, 0))), "G is empty; pass the Gram matrix of at least one point"),
+    (lambda: check_gram(np.array([[1.0, np.nan], [np.nan, 1.0]])), "G contains NaN or inf; check the kernel and the data"),
+    (lambda: check_gram(np.array([[1.0, 0.5], [0.0, 1.0]])), "G is not symmetric; a Gram matrix satisfies G == G.T"),
+    (lambda: check_gram(np.array([[2.0, 0.0], [0.0, 1.0]])),
+     "G must have unit diagonal (the normalized signed Gram matrix of RP14 Sec. 3); build it with reference.gram(X, y, kernel=...)"),
+    (lambda: check_gram(np.array([[1.0, 0.0], [0.0, -1.0]]), unit_diagonal=False),
+     "G is not positive semidefinite (G_11 = -1.000e+00 < 0); use a positive-definite kernel"),
+    (lambda: check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]), psd=True),
+     "G is not positive semidefinite (smallest eigenvalue -1.000e+00); use a positive-definite kernel"),
+    (lambda: check_gram(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, -2.0], [0.0, -2.0, 1.0]]), name="K"),
+     "K is not positive semidefinite: the 2 x 2 submatrix of rows 1, 2 has eigenvalue -1.000e+00 (|K_ij| > "
+     "sqrt(K_ii K_jj), Cauchy-Schwarz fails); use a positive-definite kernel"),
+    (lambda: drop_zero_rows(np.zeros((2, 2)), [1, -1]), "every row of X is zero; nothing is left to separate"),
+    (lambda: drop_zero_rows(sp.csr_matrix((2, 2)), [1, -1]), "every row of X is zero; nothing is left to separate"),
+    (lambda: check_simplex(np.array([0.5, 0.5]), 3), "q must be a vector of length 3 (one entry per point), got shape (2,)"),
+    (lambda: check_simplex(np.array([0.5, 0.6]), 2, name="p"), "p must lie in the simplex (entries >= 0 summing to 1); e.g. np.full(n, 1/n)"),
+    (lambda: check_simplex(np.array([1.5, -0.5]), 2), "q must lie in the simplex (entries >= 0 summing to 1); e.g. np.full(n, 1/n)"),
+    (lambda: check_real("rho", 0, low=0, hint="pass e.g. rho=1.0"), "rho must lie in (0, inf), got 0; pass e.g. rho=1.0"),
+    (lambda: check_real("t", 2, low=0, high=1, low_open=False, high_open=True), "t must lie in [0, 1), got 2"),
+    (lambda: check_real("t", -1, low=0, high=1, low_open=False), "t must lie in [0, 1], got -1"),
+    (lambda: check_real("t", 2, high=1), "t must lie in (-inf, 1], got 2"),
+    (lambda: check_real("t", 1, high=1, high_open=True), "t must lie in (-inf, 1), got 1"),
+    (lambda: check_real("t", float("inf")), "t must be finite, got inf"),
+    (lambda: check_real("t", "a"), "t must be a real number, got 'a'"),
+    (lambda: check_real("t", True), "t must be a real number, got True"),
+    (lambda: check_int("n", 0, low=1), "n must be an integer >= 1, got 0"),
+    (lambda: check_int("n", 2.0), "n must be an integer >= 0, got 2.0"),
+    (lambda: check_int("n", True), "n must be an integer >= 0, got True"),
+    (lambda: check_bool("flag", 1), "flag must be True or False, got 1"),
+]
+
+
+FILE_ERRORS = [  # (file name, content, kwargs, message with {p} for the path)
+    ("a.txt", "+1 1:1 \u00e9\n", {}, "{p}:1: not LIBSVM format (non-ASCII characters)"),
+    ("b.txt", "+1 1:1\n-1 a:1\n", {}, "{p}:2: not LIBSVM format (feature index 'a' is not a positive integer)"),
+    ("c.txt", "+1 0:1\n", {}, "{p}:1: not LIBSVM format (feature indices are 1-based)"),
+    ("d.txt", "+1 2:1 2:3\n", {}, "{p}:1: not LIBSVM format (feature index 2 appears twice)"),
+    ("e.txt", "# header\n\n+1 1:x\n", {}, "{p}:3: not LIBSVM format (could not convert string to float: 'x')"),
+    ("f.txt", "+1 1:2:3\n", {}, "{p}:1: not LIBSVM format (could not convert string to float: '2:3')"),
+    ("g.txt", "# only a comment\n\n", {}, "data file '{p}' has no data lines"),
+    ("h.txt", "+1 3:1\n-1 1:2\n", {"n_features": 2}, "n_features=2 but the file uses feature index 3; raise n_features"),
+    ("i.txt", "1 1:1\n0 1:2\n", {}, "{p}: labels must be +1/-1, found [0.0, 1.0]; relabel the file"),
+    ("l.txt", "+1 1:1\n", {"n_features": 0}, "n_features must be an integer >= 1, got 0"),
+]
+
+
+DATA = importlib.import_module("reference.data")  # the module (the package re-exports function names)
+
+
+_NOT_POSITIVE_REAL = [  # (value, id, check_real's message after "<name> ")
+    ("0.5", "str", "must be a real number, got '0.5'"),
+    (None, "None", "must be a real number, got None"),
+    (True, "True", "must be a real number, got True"),
+    (1j, "1j", "must be a real number, got 1j"),
+    (10**400, "10^400", "must be finite, got " + repr(10**400)),
+    (float("nan"), "nan", "must be finite, got nan"),
+    (float("inf"), "inf", "must be finite, got inf"),
+    (0.0, "0", "must lie in (0, inf), got 0.0"),
+    (-1, "-1", "must lie in (0, inf), got -1"),
+]
+
+
+X0 = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, -1.5], [3.0, 0.5, 0.0], [-1.0, -1.0, 0.0]])
+
+
+Y0 = np.array([1, -1, 1, -1])
+
+
+def _csr(data, indices, indptr, shape):
+    # built field by field: scipy's constructor would itself reject some of these
+    M = sp.csr_matrix(shape)
+    M.data, M.indices, M.indptr = np.asarray(data, float), np.asarray(indices), np.asarray(indptr)
+    return M
+
+
+def test_single_feature_is_accepted_and_zero_features_rejected():
+    X, y = check_data(np.array([[2.0], [-1.0]]), [1, -1])
+    assert X.shape == (2, 1) and y.tolist() == [1, -1]
+    with pytest.raises(ValueError, match=r"X is empty \(shape \(2, 0\)\)"):
+        check_data(np.zeros((2, 0)), [1, -1])
+    with pytest.raises(ValueError, match=r"reshape a single feature with X\.reshape\(-1, 1\)"):
+        check_data(np.array([1.0, 2.0]), [1, -1])
+
+
+def test_messages_name_the_argument():
+    with pytest.raises(ValueError, match=r"^X contains NaN or inf; remove or impute those entries$"):
+        check_data(np.array([[np.nan]]), [1])
+    with pytest.raises(ValueError, match=r"^X has 3 rows but y has 2 labels; pass one label per row of X$"):
+        check_data(np.ones((3, 5)), [1, -1])
+    with pytest.raises(ValueError, match=r"^y must contain only \+1 and -1, found \[0\.0, 2\.0\]; map your classes to \+1/-1$"):
+        check_data(np.ones((4, 1)), [1, 0, 2, -1])
+    with pytest.raises(ValueError, match=r"^X must be a numeric array"):
+        check_data([["a"]], [1])
+    with pytest.raises(ValueError, match=r"^y must be a numeric array"):
+        check_data([[1.0]], ["a"])
+    with pytest.raises(ValueError, match=r"^X must hold real numbers"):
+        check_data(np.array([[mpmath.mpc(1, 1)]], dtype=object), [1])
+
+
+def test_bad_labels_are_listed_sorted_and_capped_at_five():
+    y = [3, 7, 5, 4, 6, 8, 9, -1]
+    with pytest.raises(ValueError, match=r"found \[3\.0, 4\.0, 5\.0, 6\.0, 7\.0\];"):
+        check_data(np.ones((8, 1)), y)
+    with pytest.raises(ValueError, match=r"found \[-2\.0\];"):  # -2 is not a label
+        check_data(np.ones((2, 1)), [1, -2])
+
+
+def test_zero_rows_listed_and_capped_at_five():
+    X = np.zeros((7, 2))
+    X[6] = 1.0
+    with pytest.raises(ValueError, match=r"^X has 6 zero rows \(first: \[0, 1, 2, 3, 4\]\): a zero point cannot be normalized and is never strictly separated; add a bias by augmentation \(rho=1\.0\), or drop them with reference\.drop_zero_rows\(X, y\)$"):
+        check_data(X, [1] * 7)
+
+
+def test_mpf_data_keeps_its_entries_float_data_is_converted():
+    with mpmath.workdps(30):
+        X = np.array([[mpmath.mpf(1) / 3]], dtype=object)
+        Xo, _ = check_data(X, [1])
+        assert Xo is X and Xo.dtype == object
+    Xl, _ = check_data([[1, 2]], [1])
+    assert isinstance(Xl, np.ndarray) and Xl.dtype == np.float64
+    G = np.array([[mpmath.mpf(1)]], dtype=object)
+    assert check_gram(G) is G
+    Gl = check_gram([[1.0]])
+    assert isinstance(Gl, np.ndarray) and Gl.dtype == np.float64
+
+
+def test_check_gram_tolerances_are_absolute_and_scaled():
+    # symmetry: atol 1e-10 * max(1, max|G|), rtol 0
+    ok = np.array([[1.0, 0.5], [0.5 + 5e-11, 1.0]])
+    assert check_gram(ok) is not None
+    bad = np.array([[1.0, 0.5], [0.5 + 2e-10, 1.0]])
+    with pytest.raises(ValueError, match=r"^G is not symmetric; a Gram matrix satisfies G == G\.T$"):
+        check_gram(bad)
+    big = np.array([[1e4, 0.5], [0.5 + 5e-7, 1e4]])  # 5e-7 < 1e-10 * 1e4 = 1e-6: accepted
+    assert check_gram(big, unit_diagonal=False) is not None
+    big_bad = np.array([[1e4, 0.5], [0.5 + 2e-6, 1e4]])
+    with pytest.raises(ValueError, match="not symmetric"):
+        check_gram(big_bad, unit_diagonal=False)
+    # a large off-diagonal entry must not loosen the check through a relative tolerance
+    rel = np.array([[4.0, 3.0], [3.0 + 1e-8, 4.0]])
+    with pytest.raises(ValueError, match="not symmetric"):
+        check_gram(rel, unit_diagonal=False)
+    # unit diagonal: atol 1e-10, rtol 0
+    assert check_gram(np.array([[1.0 + 5e-11]])) is not None
+    with pytest.raises(ValueError, match=r"^G must have unit diagonal \(the normalized signed Gram matrix of RP14 Sec\. 3\); build it with reference\.gram\(X, y, kernel=\.\.\.\)$"):
+        check_gram(np.array([[1.0 + 2e-10]]))
+
+
+@pytest.mark.parametrize("psd", [False, True], ids=["pairwise-O(n^2)", "eigenvalues-O(n^3)"])
+def test_check_gram_psd_threshold(psd):
+    # smallest eigenvalue -lam (of G, and of its one 2 x 2 principal submatrix);
+    # threshold -1e-8 * n * max(1, max|G|) in both tests
+    lam = 1e-9
+    G = np.array([[1.0, 1.0 + lam], [1.0 + lam, 1.0]])  # eigenvalues 2 + lam, -lam
+    assert check_gram(G, psd=psd) is not None  # -1e-9 >= -2e-8
+    G2 = np.array([[1.0, 1.0 + 1e-7], [1.0 + 1e-7, 1.0]])  # -1e-7 < -2e-8 * 1.0000001
+    msg = (r"^G is not positive semidefinite \(smallest eigenvalue -1\.000e-07\); use a positive-definite kernel$"
+           if psd else r"^G is not positive semidefinite: the 2 x 2 submatrix of rows 0, 1 has eigenvalue -1\.000e-07 ")
+    with pytest.raises(ValueError, match=msg):
+        check_gram(G2, psd=psd)
+    # just past the threshold (n = 2: -2e-8 * scale): -2.5e-8 is rejected
+    G4 = np.array([[1.0, 1.0 + 2.5e-8], [1.0 + 2.5e-8, 1.0]])
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        check_gram(G4, psd=psd)
+    # the threshold grows with n: eigenvalue -3e-8 with n = 6 (threshold ~ -6e-8) is accepted
+    G3 = np.eye(6)
+    G3[0, 1] = G3[1, 0] = 1.0 + 3e-8
+    assert check_gram(G3, psd=psd) is not None
+
+
+def test_check_gram_full_psd_test_only_when_asked(monkeypatch):
+    # I + c (J - I), c = -0.9: every |G_ij| <= 1 (every 2 x 2 submatrix is PSD) but the
+    # eigenvalue 1 + 2c = -0.8 < 0.  Only the explicit O(n^3) test sees it.
+    G = np.full((3, 3), -0.9)
+    np.fill_diagonal(G, 1.0)
+    with pytest.raises(ValueError, match=r"^G is not positive semidefinite \(smallest eigenvalue -8\.000e-01\)"):
+        check_gram(G, psd=True)
+    def no_eig(*a, **k):
+        raise AssertionError("eigvalsh called by the default O(n^2) validation")
+    monkeypatch.setattr(np.linalg, "eigvalsh", no_eig)
+    assert check_gram(G) is not None  # the default does not decompose G
+
+
+def test_check_gram_pairwise_names_the_rows():
+    G = np.eye(4)
+    G[2, 3] = G[3, 2] = -1.5  # |G_23| > 1
+    with pytest.raises(ValueError, match=r"rows 2, 3 has eigenvalue -5\.000e-01"):
+        check_gram(G)
+    K = np.diag([1.0, 4.0, 1.0])
+    K[0, 1] = K[1, 0] = 2.0  # = sqrt(K_00 K_11): PSD, accepted without unit diagonal
+    assert check_gram(K, unit_diagonal=False) is not None
+    K[0, 1] = K[1, 0] = 2.1
+    with pytest.raises(ValueError, match="rows 0, 1"):
+        check_gram(K, unit_diagonal=False)
+    with pytest.raises(ValueError, match=r"K_11 = -1\.000e\+00 < 0"):
+        check_gram(np.diag([1.0, -1.0]), unit_diagonal=False, name="K")
+
+
+def test_check_simplex_boundaries():
+    q = check_simplex(np.array([0.0, 1.0]), 2)  # a zero entry is in the simplex
+    assert q.tolist() == [0.0, 1.0]
+    assert check_simplex(np.array([0.5, 0.5 + 9e-10]), 2) is not None  # |sum - 1| <= 1e-9
+    with pytest.raises(ValueError, match=r"^q must lie in the simplex"):
+        check_simplex(np.array([0.5, 0.5 + 2e-9]), 2)
+    with pytest.raises(ValueError, match=r"^q must be a vector of length 3 \(one entry per point\), got shape \(2,\)$"):
+        check_simplex(np.array([0.5, 0.5]), 3)
+
+
+def test_check_real_messages_render_the_interval():
+    cases = [
+        (dict(low=0, high=1), 2.0, r"^eps must lie in \(0, 1\], got 2\.0$"),
+        (dict(low=0, high=1, high_open=True), 1.0, r"^eps must lie in \(0, 1\), got 1\.0$"),
+        (dict(low=0, low_open=False), -1.0, r"^eps must lie in \[0, inf\), got -1\.0$"),
+        (dict(high=1), 2.0, r"^eps must lie in \(-inf, 1\], got 2\.0$"),
+        (dict(low=1, hint="shrink by gamma > 1"), 1.0, r"^eps must lie in \(1, inf\), got 1\.0; shrink by gamma > 1$"),
+    ]
+    for kw, value, pattern in cases:
+        with pytest.raises(ValueError, match=pattern):
+            check_real("eps", value, **kw)
+    assert check_real("eps", 1.0, low=0, high=1, high_open=False) == 1.0
+    assert check_real("eps", 0.0, low=0, low_open=False) == 0.0
+    with pytest.raises(ValueError, match=r"^eps must be finite, got inf$"):
+        check_real("eps", float("inf"))
+    with pytest.raises(ValueError, match=r"^eps must be a real number, got 'x'$"):
+        check_real("eps", "x")
+
+
+def test_reflect_multiplies_rows_by_labels():
+    X = np.array([[2.0, -4.0], [3.0, 0.5]])
+    assert reflect(X, np.array([-1, 1])).tolist() == [[-2.0, 4.0], [3.0, 0.5]]
+
+
+def test_load_libsvm_details(tmp_path):
+    from reference.data import load_libsvm
+
+    # a '#' inside a comment, labels only (no features), int labels
+    f = tmp_path / "a.svm"
+    f.write_text("+1 # first # second\n-1\n")
+    X, y = load_libsvm(f)
+    assert X.shape == (2, 0) and y.dtype == np.int64 and y.tolist() == [1, -1]
+    # errors name the file and the 1-based line number
+    g = tmp_path / "b.svm"
+    g.write_text("1 1:2\n1 2:3:4\n")
+    with pytest.raises(ValueError, match=r"b\.svm:2: not LIBSVM format"):
+        load_libsvm(g)
+    h = tmp_path / "c.svm"
+    h.write_text("1 0:1\n")
+    with pytest.raises(ValueError, match=r"c\.svm:1: not LIBSVM format \(feature indices are 1-based\)$"):
+        load_libsvm(h)
+    with pytest.raises(ValueError, match=r"^data file '.*nope\.svm' does not exist; pass the path of a LIBSVM file$"):
+        load_libsvm(tmp_path / "nope.svm")
+    e = tmp_path / "empty.svm"
+    e.write_text("# nothing\n")
+    with pytest.raises(ValueError, match=r"^data file '.*empty\.svm' has no data lines$"):
+        load_libsvm(e)
+    lab = tmp_path / "lab.svm"
+    lab.write_text("".join(f"{v} 1:1\n" for v in (2, 3, 4, 5, 6, 7, 1)))
+    with pytest.raises(ValueError, match=r"labels must be \+1/-1, found \[1\.0, 2\.0, 3\.0, 4\.0, 5\.0\]; relabel the file$"):
+        load_libsvm(lab)
+
+
+def test_load_npz_refuses_pickled_objects(tmp_path):
+    from reference.data import load_npz
+
+    f = tmp_path / "obj.npz"
+    np.savez(f, X=np.array([[1.0]], dtype=object), y=np.array([1]))
+    with pytest.raises(ValueError):
+        load_npz(f)
+
+
+def test_extend_puts_label_times_delta_on_the_diagonal():
+    from reference.data import extend
+
+    Z = np.array([[1.0], [2.0]])
+    assert extend(Z, np.array([-1, 1]), 0.5).tolist() == [[1.0, -0.5, 0.0], [2.0, 0.0, 0.5]]
+
+
+@pytest.mark.parametrize("name,text", [
+    ("tricky.svm", TRICKY),
+    ("tricky.svm.gz", TRICKY),
+    ("dup.svm", "# c\n\n+1 1:1\r\n\r\n-1 2:1 2:3\n"),  # the error names line 5 (of 5)
+    ("cr.svm", "+1 1:1\r\r-1 1:\u0661\n"),  # an Arabic-Indic digit on line 3
+    ("zero.svm", "0 1:1\n1 2:1\n"),  # 0/1 labels
+    ("nan.svm", "+1 1:nan\n"),
+    ("blank.svm", "\n \n# only comments\n\r\n"),
+    ("badutf8.svm", "+1 1:1\n# caf\xe9\n"),  # (written as latin-1 below)
+])
+def test_load_libsvm_matches_the_list_reader(tmp_path, name, text):
+    import gzip
+
+    f = tmp_path / name
+    raw = text.encode("latin-1" if name == "badutf8.svm" else "utf-8")
+    f.write_bytes(gzip.compress(raw) if name.endswith(".gz") else raw)
+    new = _outcome(ref.load_libsvm, f)
+    if name == "badutf8.svm":  # the old reader said "near line 1" (wherever its decode buffer ended)
+        assert new[0] == "error" and new[1].startswith(f"{f}: cannot be read as a LIBSVM text file near line 2 "
+                                                       "(UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9")
+        with pytest.raises(UnicodeDecodeError):
+            _load_libsvm_lists(f)
+        return
+    assert new == _outcome(_load_libsvm_lists, f)
+    if name.startswith("tricky"):
+        assert new[0] == "ok" and new[1] == (7, 100)
+        assert _outcome(ref.load_libsvm, f, n_features=120) == _outcome(_load_libsvm_lists, f, n_features=120)
+        X, _ = ref.load_libsvm(f)
+        X.check_format(full_check=True)
+        assert _outcome(lambda p: (check_csr(X), _), f)[1:10] == new[1:10]  # canonical already
+
+
+def test_load_libsvm_matches_the_list_reader_on_heart_scale_and_the_real_sets(tmp_path, monkeypatch):
+    from importlib import resources
+
+    from reference import data as data_module
+    from theorems.instances.families import data_dir
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        assert _outcome(ref.load_libsvm, p) == _outcome(_load_libsvm_lists, p)
+        monkeypatch.setattr(data_module, "_CHUNK", 1000)  # many blocks: lines cut at every block boundary
+        assert _outcome(ref.load_libsvm, p) == _outcome(_load_libsvm_lists, p)
+        monkeypatch.undo()
+    root = data_dir()
+    for name in ("a1a/a1a", "svmguide3/svmguide3.gz", "breast-cancer_scale/breast-cancer_scale"):
+        if root is not None and (root / name).is_file():
+            assert _outcome(ref.load_libsvm, root / name) == _outcome(_load_libsvm_lists, root / name)
+
+
+def test_load_libsvm_caps_the_text_it_reads(tmp_path, capsys):
+    """A small .gz can inflate to gigabytes (of blank lines: minutes to say "no data lines"; of
+    data: a MemoryError): the inflated text is counted before anything is parsed, and a file over
+    max_bytes (default MAX_LIBSVM_BYTES = 1 GiB) is one ValueError naming the cap and its knobs."""
+    import gzip
+
+    from reference.data import MAX_LIBSVM_BYTES
+    from theorems import cli
+
+    assert MAX_LIBSVM_BYTES == 2**30
+    cap = 1 << 20
+    blank, full = tmp_path / "blank.svm.gz", tmp_path / "full.svm.gz"
+    blank.write_bytes(gzip.compress(b"\n" * (2 * cap), 1))
+    full.write_bytes(gzip.compress(b"+1 1:1 2:0.5\n" * (2 * cap // 13), 1))
+    plain = tmp_path / "plain.svm"
+    plain.write_bytes(b"+1 1:1\n" * (cap // 7 + 1))
+    for f, inflated in ((blank, " (inflated)"), (full, " (inflated)"), (plain, "")):
+        with pytest.raises(ValueError) as exc:
+            ref.load_libsvm(f, max_bytes=cap)
+        assert str(exc.value) == (f"{f}: more than max_bytes = {cap} bytes of text{inflated}; a larger file needs "
+                                  "load_libsvm(..., max_bytes=N) (or None: no cap), margins --max-bytes N")
+    with pytest.raises(ValueError, match="has no data lines"):
+        ref.load_libsvm(blank, max_bytes=None)
+    assert ref.load_libsvm(full, max_bytes=3 * cap)[0].shape == (2 * cap // 13, 2)
+    assert ref.load_libsvm(plain, max_bytes=cap + 7)[0].shape == (cap // 7 + 1, 1)
+    for bad in (0, -1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="max_bytes must be an integer >= 1"):
+            ref.load_libsvm(plain, max_bytes=bad)
+    assert cli.main(["margin", "--data", str(full), "--max-bytes", str(cap)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("margins margin: error: ") and "max_bytes = 1048576" in err and len(err.splitlines()) == 1
+    assert cli.main(["margin", "--data", str(plain), "--max-bytes", "none", "--json"]) == 0
+    assert cli.main(["run", "perceptron", "--data", str(plain), "--max-bytes", str(cap), "--json"]) == 2
+    assert "max_bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_load_libsvm_line_numbers_across_blocks_of_blank_lines(tmp_path, monkeypatch, chunk):
+    """Blocks of whitespace only are skipped whole (counted, not parsed); the line an error names is
+    still the one the list reader named, with CRLF, lone CR and blank lines cut at any block size."""
+    from reference import data as data_module
+
+    f = tmp_path / "lines.svm"
+    f.write_bytes(b"\n\r\n \r\r\n+1 1:1\r\n\n\n   \n\r# c\n\t\r\n-1 1:1\n\n\r\n\r-1 3:1 3:2\n\n")
+    monkeypatch.setattr(data_module, "_CHUNK", chunk)
+    new = _outcome(ref.load_libsvm, f)
+    assert new == _outcome(_load_libsvm_lists, f) and new[1].startswith(f"{f}:16: not LIBSVM format")
+    g = tmp_path / "ok.svm"
+    g.write_bytes(f.read_bytes().replace(b"3:1 3:2", b"3:2"))
+    assert _outcome(ref.load_libsvm, g) == _outcome(_load_libsvm_lists, g)
+
+
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (np.array([[np.nan, 1.0], [1.0, 1.0]]), GOOD_Y, "NaN or inf"),
+        (np.array([[np.inf, 1.0], [1.0, 1.0]]), GOOD_Y, "NaN or inf"),
+        (np.zeros((0, 2)), np.zeros(0), "empty"),
+        (np.array([1.0, 2.0]), GOOD_Y, "2-D"),
+        (GOOD_X, np.array([1, -1, 1]), "2 rows but y has 3"),
+        (GOOD_X, np.array([1, 0]), r"\+1 and -1"),
+        (GOOD_X, np.array([1, 2]), r"\+1 and -1"),
+        (GOOD_X, np.array([[1, -1]]), "1-D"),
+        (np.array([[1.0, 0.0], [0.0, 0.0]]), GOOD_Y, "zero rows"),
+        (np.array([["a", "b"]]), np.array([1]), "numeric"),
+    ],
+)
+def test_check_data_rejects(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        check_data(X, y)
+
+
+def test_check_data_accepts_and_allows_zero_rows_on_request():
+    X, y = check_data(GOOD_X, [1.0, -1.0])
+    assert y.dtype == np.int64 and y.tolist() == [1, -1]
+    X0, _ = check_data(np.array([[0.0, 0.0]]), [1], nonzero=False)
+    assert X0.shape == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "G, match",
+    [
+        (np.ones((2, 3)), "square"),
+        (np.zeros((0, 0)), "square|empty"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "NaN"),
+        (np.array([[1.0, 0.5], [0.4, 1.0]]), "symmetric"),
+        (np.array([[2.0, 0.0], [0.0, 1.0]]), "unit diagonal"),
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), "positive semidefinite"),
+    ],
+)
+def test_check_gram_rejects(G, match):
+    with pytest.raises(ValueError, match=match):
+        check_gram(G)
+
+
+def test_check_gram_accepts_psd_without_unit_diagonal_when_asked():
+    K = np.array([[4.0, 2.0], [2.0, 1.0]])  # rank one, PSD
+    assert check_gram(K, unit_diagonal=False) is not None
+    with pytest.raises(ValueError, match="unit diagonal"):
+        check_gram(K)
+
+
+@pytest.mark.parametrize("q", [[0.5, 0.6], [-0.1, 1.1], [1.0], [np.nan, 1.0]])
+def test_check_simplex_rejects(q):
+    with pytest.raises(ValueError, match="q"):
+        check_simplex(np.array(q), 2)
+
+
+def test_check_real_and_int():
+    assert check_real("eps", 0.5, low=0, high=1) == 0.5
+    assert check_real("eps", 1.0, low=0, high=1) == 1.0
+    for bad in (0.0, 1.5, float("nan"), "x", True):
+        with pytest.raises(ValueError, match="eps"):
+            check_real("eps", bad, low=0, high=1)
+    with pytest.raises(ValueError, match=r"\[0"):
+        check_real("c", -1, low=0, low_open=False)
+    assert check_int("max_iter", 0) == 0
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="max_iter"):
+            check_int("max_iter", bad)
+
+
+def test_augment_reflect_extend():
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y = np.array([1, -1])
+    A = augment(X, 0.5)
+    assert A.tolist() == [[1.0, 2.0, 0.5], [3.0, 4.0, 0.5]]
+    Z = reflect(A, y)
+    assert Z.tolist() == [[1.0, 2.0, 0.5], [-3.0, -4.0, -0.5]]
+    E = extend(Z, y, 2.0)
+    assert E.tolist() == [[1.0, 2.0, 0.5, 2.0, 0.0], [-3.0, -4.0, -0.5, 0.0, -2.0]]
+
+
+def test_load_libsvm_plain_and_gz(tmp_path):
+    text = "+1 1:0.5 3:-1\n-1 2:2 # comment\n\n1 3:1.5\n"
+    f = tmp_path / "d.svm"
+    f.write_text(text)
+    X, y = ref.load_libsvm(f)
+    assert sp.isspmatrix_csr(X) and X.nnz == 4
+    X = X.toarray()
+    assert X.tolist() == [[0.5, 0.0, -1.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.5]]
+    assert y.tolist() == [1, -1, 1]
+    g = tmp_path / "d.svm.gz"
+    with gzip.open(g, "wt") as fh:
+        fh.write(text)
+    X2, y2 = ref.load_libsvm(g, n_features=5)
+    X2 = X2.toarray()
+    assert X2.shape == (3, 5) and np.array_equal(X2[:, :3], X) and y2.tolist() == y.tolist()
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [("1 0:1\n", "1-based"), ("1 a:1\n", "not LIBSVM"), ("0 1:1\n1 1:2\n", r"\+1/-1"), ("\n# only\n", "no data")],
+)
+def test_load_libsvm_rejects(tmp_path, text, match):
+    f = tmp_path / "bad.svm"
+    f.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        ref.load_libsvm(f)
+
+
+def test_load_libsvm_missing_file_and_small_n_features(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        ref.load_libsvm(tmp_path / "nope")
+    f = tmp_path / "d.svm"
+    f.write_text("1 4:1\n")
+    with pytest.raises(ValueError, match="n_features"):
+        ref.load_libsvm(f, n_features=2)
+
+
+def test_load_npz(tmp_path):
+    f = tmp_path / "d.npz"
+    np.savez(f, X=GOOD_X, y=GOOD_Y)
+    X, y = ref.load_npz(f)
+    assert np.array_equal(X, GOOD_X) and np.array_equal(y, GOOD_Y)
+    g = tmp_path / "e.npz"
+    np.savez(g, A=GOOD_X)
+    with pytest.raises(ValueError, match="'X' and 'y'"):
+        ref.load_npz(g)
+
+
+def test_shipped_heart_scale_reads():
+    from importlib import resources
+
+    with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
+        X, y = ref.load_libsvm(p, n_features=13)
+    assert X.shape == (270, 13)
+    assert (y == 1).sum() == 120 and (y == -1).sum() == 150  # Statlog Heart: 120 present / 150 absent
+
+
+def test_gram_linear_is_normalized_reflected_inner_product():
+    X = np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]])
+    y = np.array([1, -1, 1])
+    G = ref.gram(X, y)
+    Z = reflect(X / np.linalg.norm(X, axis=1, keepdims=True), y)
+    assert np.allclose(G, Z @ Z.T, atol=1e-15)
+    assert G[0, 1] == pytest.approx(-0.6) and G[0, 2] == pytest.approx(0.8) and G[1, 2] == 0.0
+    assert np.all(np.diag(G) == 1.0)
+    K = ref.signed_gram(X, y)
+    assert K.tolist() == [[25.0, -3.0, 8.0], [-3.0, 1.0, 0.0], [8.0, 0.0, 4.0]]
+
+
+def test_check_simplex_names_the_argument_and_keeps_mpf():
+    with raises_starting("q must lie in the simplex"):
+        check_simplex(np.array([0.5, 0.6]), 2)
+    with raises_starting("p0 must be a numeric array"):
+        check_simplex(np.array(["a", "b"]), 2, name="p0")
+    with raises_starting("q must be a vector of length 2 (one entry per point), got shape (3,)"):
+        check_simplex([0.2, 0.3, 0.5], 2)
+    q = check_simplex([0.25, 0.75], 2)
+    assert isinstance(q, np.ndarray) and q.dtype == np.float64 and q.tolist() == [0.25, 0.75]
+    with MP.context():
+        qm = MP.array([mpmath.mpf(1) / 3, mpmath.mpf(2) / 3])
+    assert check_simplex(qm, 2) is qm
+
+
+def test_load_npz_errors_and_no_pickles(tmp_path):
+    with pytest.raises(ValueError, match=r"^data file '[^']*nope\.npz' does not exist$"):
+        ref.load_npz(tmp_path / "nope.npz")
+    only_x = tmp_path / "x.npz"
+    np.savez(only_x, X=np.eye(2))
+    with pytest.raises(ValueError, match="must hold arrays named 'X' and 'y'"):
+        ref.load_npz(only_x)
+    pickled = tmp_path / "obj.npz"
+    np.savez(pickled, X=np.array([[1.0, None]], dtype=object), y=np.array([1]))
+    with pytest.raises(ValueError):  # object arrays would need unpickling: refused
+        ref.load_npz(pickled)
+
+
+def test_augment_and_extend_do_not_truncate_on_integer_data():
+    Xi = np.array([[1, 2], [3, 4]])
+    assert augment(Xi, 0.5).tolist() == [[1.0, 2.0, 0.5], [3.0, 4.0, 0.5]]
+    y = np.array([1, -1])
+    assert extend(Xi, y, 0.5).tolist() == [[1.0, 2.0, 0.5, 0.0], [3.0, 4.0, 0.0, -0.5]]
+
+
+def test_augment_reflect_extend_keep_mpf_exactly():
+    with MP.context():
+        third = mpmath.mpf(1) / 3
+        X = MP.array([[1.0, 2.0], [3.0, 4.0]])
+        A = augment(X, third)
+        assert A.dtype == object and A[1, 2] is third
+        Z = reflect(A, np.array([1, -1]))
+        E = extend(Z, np.array([1, -1]), third)
+        assert E.dtype == object and E.shape == (2, 5)
+        assert E[0, 3] == third and E[1, 4] == -third and isinstance(E[1, 4], mpmath.mpf)
+        assert E[0, 4] == 0 and E[1, 3] == 0
+
+
+def test_pt11_gamma_d_on_augmented_data():
+    """gamma_d (PT11 eq. (1)) is the margin of the augmented, reflected data, and
+    gamma_d <= gamma <= (R / rho) gamma_d with gamma = half the distance between the class hulls."""
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [3.0, -1.0], [4.0, 0.5]])
+    y = np.array([1, 1, -1, -1])
+    (a, b), (c, d) = X[:2], X[2:]  # two disjoint segments: distance = min endpoint-to-segment
+    gamma = min(_point_segment(a, c, d), _point_segment(b, c, d), _point_segment(c, a, b), _point_segment(d, a, b)) / 2
+    for rho in (0.5, 1.0, 4.0):
+        Xa = reference.augment(X, rho)
+        m = margin(reference.signed_gram(Xa, y))
+        R = float(np.max(np.linalg.norm(Xa, axis=1)))
+        assert m.feasible is True
+        assert m.upper >= m.lower > 0
+        assert m.lower <= gamma + 1e-12 and gamma <= R / rho * m.upper + 1e-12
+
+
+def test_load_npz_names_a_single_npy_array(tmp_path):
+    """An .npy file (one array, no archive) under an .npz name: the error says what it is."""
+    path = tmp_path / "points.npz"
+    with open(path, "wb") as fh:
+        np.save(fh, np.eye(2))
+    with pytest.raises(ValueError, match=r"points\.npz: not a readable \.npz archive \(a single \.npy array, not an \.npz archive\)"):
+        reference.load_npz(path)
+
+
+@pytest.mark.parametrize("call, message", DATA_ERRORS)
+def test_data_validators_say_what_and_how_to_fix_in_full(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: check_real("rho", 0, low=0, low_open=False), 0),
+        (lambda: check_real("rho", 1, high=1), 1),
+        (lambda: check_real("rho", mpmath.mpf("0.5"), low=0, high=1, high_open=True), mpmath.mpf("0.5")),
+        (lambda: check_real("rho", -1e-300, high=0), -1e-300),
+        (lambda: check_int("n", 1, low=1), 1),
+        (lambda: check_int("n", np.int64(3)), 3),
+        (lambda: check_bool("flag", np.bool_(False)), False),
+    ],
+)
+def test_data_validators_accept_the_boundary(call, expected):
+    """Closed bounds include their end point; the value comes back (check_int / check_bool as int / bool)."""
+    got = call()
+    assert got == expected and type(got) is type(expected)
+
+
+def test_check_pairs_names_the_rows_in_a_later_block():
+    """The pairwise test runs in blocks of 512 rows: a bad pair in the second block is named by its own rows."""
+    G = np.eye(600)
+    G[550, 551] = G[551, 550] = -2.0
+    with pytest.raises(ValueError) as err:
+        check_gram(G)
+    assert str(err.value) == (
+        "G is not positive semidefinite: the 2 x 2 submatrix of rows 550, 551 has eigenvalue -1.000e+00 "
+        "(|G_ij| > sqrt(G_ii G_jj), Cauchy-Schwarz fails); use a positive-definite kernel"
+    )
+
+
+@pytest.mark.parametrize("name, content, kwargs, message", FILE_ERRORS)
+def test_load_libsvm_errors_in_full(tmp_path, name, content, kwargs, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(path, **kwargs)
+    assert str(err.value) == message.format(p=path)
+
+
+def test_data_paths_and_archives_errors_in_full(tmp_path):
+    cases = [
+        (lambda: reference.load_libsvm(3), "path must be a str or pathlib.Path of a LIBSVM file, got int"),
+        (lambda: reference.load_npz(3.0), "path must be a str or pathlib.Path of an .npz file, got float"),
+        (lambda: reference.load_libsvm(tmp_path), f"data file '{tmp_path}' is a directory; pass the path of a LIBSVM file"),
+        (lambda: reference.load_npz(tmp_path), f"data file '{tmp_path}' is a directory; pass the path of an .npz file"),
+        (lambda: reference.load_libsvm(str(tmp_path / "no.txt")), f"data file '{tmp_path / 'no.txt'}' does not exist; pass the path of a LIBSVM file"),
+        (lambda: reference.load_npz(tmp_path / "no.npz"), f"data file '{tmp_path / 'no.npz'}' does not exist"),
+    ]
+    np.savez(tmp_path / "x_only.npz", X=np.eye(2))
+    cases.append((lambda: reference.load_npz(tmp_path / "x_only.npz"), f"{tmp_path / 'x_only.npz'}: an .npz data file must hold arrays named 'X' and 'y'"))
+    for call, message in cases:
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == message
+    bad_gz = tmp_path / "f.gz"
+    bad_gz.write_bytes(b"not gzip")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(bad_gz)
+    assert re.fullmatch(re.escape(f"{bad_gz}: cannot be read as a LIBSVM text file near line 1 (BadGzipFile: ") + r".+\)", str(err.value))
+    garbage = tmp_path / "n.npz"
+    garbage.write_text("garbage")
+    with pytest.raises(ValueError) as err:
+        reference.load_npz(garbage)
+    assert re.fullmatch(re.escape(f"{garbage}: not a readable .npz archive (") + r".+\)", str(err.value), flags=re.S)
+
+
+def test_load_libsvm_reads_a_small_file_exactly(tmp_path):
+    """Comments, blank lines, unsorted indices, '+1' / '-1' / '1.0' labels; n_features widens."""
+    path = tmp_path / "s.txt"
+    path.write_text("# two points\n+1 3:2.5 1:-1 # tail\n\n-1 2:4\n1.0 1:0.5\n", encoding="utf-8")
+    X, y = reference.load_libsvm(path)
+    np.testing.assert_array_equal(X.toarray(), [[-1.0, 0.0, 2.5], [0.0, 4.0, 0.0], [0.5, 0.0, 0.0]])
+    np.testing.assert_array_equal(y, [1, -1, 1])
+    assert y.dtype == np.int64 and X.indices.dtype == np.int64 and X.indptr.dtype == np.int64
+    X3, _ = reference.load_libsvm(path, n_features=3)  # exactly the largest index: accepted
+    np.testing.assert_array_equal(X3.toarray(), X.toarray())
+    labels_only = tmp_path / "l.txt"
+    labels_only.write_text("+1\n-1\n", encoding="utf-8")
+    X0, y0 = reference.load_libsvm(labels_only)  # no features at all: an (n, 0) matrix, refused later by check_data
+    assert X0.shape == (2, 0) and y0.tolist() == [1, -1]
+    X5, _ = reference.load_libsvm(path, n_features=5)
+    assert X5.shape == (3, 5)
+    np.testing.assert_array_equal(X5.toarray()[:, :3], X.toarray())
+
+
+def test_check_simplex_returns_float64_or_the_mpf_array_itself():
+    q = check_simplex([0.25, 0.75], 2)
+    assert isinstance(q, np.ndarray) and q.dtype == np.float64 and q.tolist() == [0.25, 0.75]
+    q32 = np.array([0.5, 0.5], dtype=np.float32)
+    assert check_simplex(q32, 2).dtype == np.float64
+    qm = np.array([mpmath.mpf(1) / 4, mpmath.mpf(3) / 4], dtype=object)
+    assert check_simplex(qm, 2) is qm  # mpf entries kept, not rounded
+
+
+def test_check_sparse_data_keeps_a_huge_sparse_matrix_sparse():
+    """10^5 x 10^5 with 3 entries: far beyond the dense limit (MAX_DENSE_ENTRIES), fine in CSR."""
+    n = 10**5
+    X = sp.csr_matrix((np.array([1.0, -2.0, 3.0]), (np.array([0, 7, n - 1]), np.array([5, 0, n - 1]))), shape=(n, n))
+    y = np.ones(n)
+    C, yv = check_sparse_data(X, y, nonzero=False)
+    assert sp.issparse(C) and C.shape == (n, n) and C.nnz == 3
+    assert C[7, 0] == -2.0 and C[n - 1, n - 1] == 3.0 and yv.dtype == np.int64
+    Xd, yd, kept = drop_zero_rows(X, y)
+    assert sp.issparse(Xd) and kept.tolist() == [0, 7, n - 1] and Xd.shape == (3, n)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_augment_reflect_extend_closed_forms(sparse):
+    """augment: x -> [x, rho] (an integer X does not truncate rho); reflect: rows y_i x_i; extend: [z_k, l_k Delta e_k]."""
+    conv = sp.csr_matrix if sparse else (lambda A: A)
+    dense = (lambda A: A.toarray()) if sparse else (lambda A: A)
+    A = augment(conv(np.array([[1, 2], [0, 0]])), 0.5)
+    assert sp.issparse(A) is sparse
+    np.testing.assert_array_equal(dense(A), [[1.0, 2.0, 0.5], [0.0, 0.0, 0.5]])
+    R = reflect(conv(np.array([[1.0, 2.0], [3.0, 4.0]])), np.array([1, -1]))
+    assert sp.issparse(R) is sparse
+    np.testing.assert_array_equal(dense(R), [[1.0, 2.0], [-3.0, -4.0]])
+    E = extend(conv(np.array([[1.0], [2.0], [3.0]])), np.array([1, -1, 1]), 0.5)
+    assert sp.issparse(E) is sparse and E.shape == (3, 4)
+    np.testing.assert_array_equal(dense(E), [[1.0, 0.5, 0.0, 0.0], [2.0, 0.0, -0.5, 0.0], [3.0, 0.0, 0.0, 0.5]])
+    if sparse:
+        assert E.format == "csr" and A.format == "csr" and R.format == "csr" and E.nnz == 6
+
+
+def test_transformations_keep_mpf():
+    Xm = np.array([[mpmath.mpf(1) / 3]], dtype=object)
+    A = augment(Xm, mpmath.mpf(2))
+    assert A.dtype == object and A[0, 0] == Xm[0, 0] and A[0, 1] == 2
+    E = extend(Xm, np.array([-1]), mpmath.mpf(3))
+    assert E.dtype == object and E[0, 1] == -3
+    Xo, yo = check_data(Xm, [1])
+    assert Xo is Xm and yo.dtype == np.int64 and yo.tolist() == [1]
+    C, yc = check_data(np.array([[1, 2]]), np.array([1.0]))
+    assert C.dtype == np.float64 and yc.dtype == np.int64
+
+
+def test_transformations_integer_and_coo_inputs():
+    """An integer Z must not truncate Delta = 0.5; a COO input gives a CSR result (the docstrings' promise)."""
+    E = extend(np.array([[1], [2]]), np.array([1, -1]), 0.5)
+    np.testing.assert_array_equal(E, [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]])
+    A = augment(sp.coo_matrix(np.array([[1.0, 0.0]])), 0.5)
+    assert A.format == "csr" and A.toarray().tolist() == [[1.0, 0.0, 0.5]]
+    E2 = extend(sp.coo_matrix(np.array([[1.0], [2.0]])), np.array([1, -1]), 0.5)
+    assert E2.format == "csr" and E2.toarray().tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
+
+
+def test_a_list_of_mpf_or_fractions_is_converted_like_an_object_array():
+    """A nested list holding mpf (or None) becomes an object array inside _as_float_matrix and takes the
+    object-array path: mpf -> float64, None refused with the argument named."""
+    X, y = check_data([[mpmath.mpf(1), 0.5], [mpmath.mpf(-3), 2]], [mpmath.mpf(1), -1])
+    assert X.dtype == np.float64 and X.tolist() == [[1.0, 0.5], [-3.0, 2.0]]
+    assert y.dtype == np.int64 and y.tolist() == [1, -1]
+    with pytest.raises(ValueError) as err:
+        check_data([[1.0, None]], [1])
+    assert str(err.value) == "X must hold real numbers, found None (NoneType); convert it first"
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        [[1.0], [1.0, 2.0]],  # ragged: np.asarray itself refuses it
+        np.zeros((2, 1), dtype=[("a", np.float64), ("b", np.float64)]),  # two-field records: no float64 cast
+    ],
+    ids=["ragged", "records"],
+)
+def test_what_numpy_cannot_convert_is_a_value_error_naming_x(X):
+    with pytest.raises(ValueError) as err:
+        check_data(X, [1, 1])
+    assert re.fullmatch(r"X must be a numeric array; could not convert it \(.+\)", str(err.value), flags=re.S)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, np.float32])
+def test_integer_and_float32_data_come_back_float64(dtype):
+    """_as_float_matrix converts to float64 (its docstring): check_data's X and check_gram's G are float64."""
+    X, _ = check_data(np.array([[3, 1], [0, 2]], dtype=dtype), [1, -1])
+    assert X.dtype == np.float64 and X[0, 0] == 3.0 and X[1, 1] == 2.0
+    G = check_gram(np.array([[1, 0], [0, 1]], dtype=dtype))
+    assert G.dtype == np.float64 and G.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_numpy_variable_width_strings_are_refused_like_other_strings():
+    """Regression: numpy 2's StringDType (kind 'T') was converted, so X = ["1.5"] became 1.5 -- the
+    docstring refuses strings ('1' would become 1.0)."""
+    S = np.array([["1.5"], ["2"]], dtype=np.dtypes.StringDType())
+    with pytest.raises(ValueError) as err:
+        check_data(S, [1, -1])
+    assert str(err.value) == "X must be a numeric array of real numbers, got strings (dtype StringDType()); pass a real (float) array"
+    with pytest.raises(ValueError) as err:
+        check_data([[1.0], [2.0]], S.ravel())
+    assert str(err.value) == "y must be a numeric array of real numbers, got strings (dtype StringDType()); map the labels to +1/-1 integers"
+
+
+def test_the_dense_limit_is_inclusive(monkeypatch):
+    """MAX_DENSE_ENTRIES is the *largest* n * d that check_data densifies: n * d equal to it is accepted."""
+    monkeypatch.setattr(DATA, "MAX_DENSE_ENTRIES", 6)
+    X, y = check_data(sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, -1.0, 0.0]])), [1, -1])  # 2 x 3 = 6
+    assert X.tolist() == [[1.0, 0.0, 2.0], [0.0, -1.0, 0.0]] and y.tolist() == [1, -1]
+    with pytest.raises(ValueError, match=r"^X is sparse of shape \(1, 7\): a dense copy \(7 entries\) is too large"):
+        check_data(sp.csr_matrix(np.ones((1, 7))), [1])
+
+
+def test_check_csr_refuses_non_numeric_stored_data():
+    """A CSR whose data array holds objects or strings (scipy builds none, but .data can be assigned)."""
+    for data, dtype in [(np.array([1.0, 2.0], dtype=object), "object"), (np.array(["a", "b"]), "<U1")]:
+        X = sp.csr_matrix(np.eye(2))
+        X.data = data
+        with pytest.raises(ValueError) as err:
+            check_csr(X)
+        assert str(err.value) == (
+            f"X must be a numeric sparse matrix, got dtype {dtype}; store real numbers in it (e.g. X.astype(np.float64))"
+        )
+
+
+def test_check_sparse_data_accepts_mpf_entries_that_are_floats():
+    """mpf entries equal to float64 numbers are kept (as float64) in the canonical CSR."""
+    Xm = np.array([[mpmath.mpf(1), mpmath.mpf("0.5")], [mpmath.mpf(0), mpmath.mpf(-3)]], dtype=object)
+    C, y = check_sparse_data(Xm, [1, -1])
+    assert sp.isspmatrix_csr(C) and C.dtype == np.float64
+    assert C.toarray().tolist() == [[1.0, 0.5], [0.0, -3.0]] and C.nnz == 3 and y.tolist() == [1, -1]
+    assert C.indices.tolist() == [0, 1, 1] and C.indptr.tolist() == [0, 2, 3]
+
+
+def test_negative_diagonal_names_the_first_negative_entry():
+    """G_00 = 0 is allowed (>= 0); the first negative diagonal entry is G_11, and that is the one named."""
+    G = np.array([[0.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 0.5]])
+    with pytest.raises(ValueError) as err:
+        check_gram(G, unit_diagonal=False)
+    assert str(err.value) == "G is not positive semidefinite (G_11 = -1.000e+00 < 0); use a positive-definite kernel"
+
+
+def test_pairwise_allowance_is_inclusive():
+    """[[0, b], [b, 0]] has smallest eigenvalue -b; with n = 2 and max|G| < 1 the allowance is
+    -PSD_RTOL * 2 (both computed exactly): b = 2 PSD_RTOL is accepted, the next double is refused."""
+    b = PSD_RTOL * 2
+    G = np.array([[0.0, b], [b, 0.0]])
+    assert check_gram(G, unit_diagonal=False) is not None
+    b1 = np.nextafter(b, 1.0)
+    with pytest.raises(ValueError, match=r"^G is not positive semidefinite: the 2 x 2 submatrix of rows 0, 1 has eigenvalue"):
+        check_gram(np.array([[0.0, b1], [b1, 0.0]]), unit_diagonal=False)
+
+
+def test_full_psd_allowance_is_inclusive():
+    """psd=True: diag(-t, 1) has eigenvalues exactly -t and 1 (a diagonal matrix); t = 2 PSD_RTOL is
+    the allowance for n = 2, max|G| = 1: accepted; the next double is refused."""
+    t = PSD_RTOL * 2
+    G = np.diag([-t, 1.0])
+    assert check_gram(G, unit_diagonal=False, psd=True) is G
+    with pytest.raises(ValueError, match=r"^G is not positive semidefinite \(smallest eigenvalue -2\.000e-08\)"):
+        check_gram(np.diag([-np.nextafter(t, 1.0), 1.0]), unit_diagonal=False, psd=True)
+
+
+def test_pairwise_check_needs_memory_for_one_row_block_only():
+    """_PAIR_BLOCK's promise: the O(n^2) pairwise test works on _PAIR_BLOCK rows at a time, so its
+    temporaries are a few (_PAIR_BLOCK x n) arrays -- never the n x n matrix at once."""
+    n = 3 * DATA._PAIR_BLOCK
+    G = np.eye(n)
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        DATA._check_pairs(G, "G", -PSD_RTOL * n)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if started:
+            tracemalloc.stop()
+    block = DATA._PAIR_BLOCK * n * 8  # bytes of one (_PAIR_BLOCK x n) float64 temporary
+    assert peak <= 8 * block  # an n x n temporary alone is 3 blocks; the computation needs several at once
+
+
+def test_load_libsvm_reads_utf8_under_a_simulated_ascii_locale(tmp_path, monkeypatch):
+    """In-process (fast) twin of the next test: an ``open`` that, like the builtin under an ASCII locale,
+    decodes as ASCII when no encoding is given; the reader names UTF-8, so the UTF-8 comment is fine."""
+    import builtins
+
+    def ascii_locale_open(file, mode="r", *args, encoding=None, **kwargs):  # (binary mode takes no encoding)
+        return builtins.open(file, mode, *args, encoding=encoding or (None if "b" in mode else "ascii"), **kwargs)
+
+    path = tmp_path / "c.txt"
+    path.write_text("+1 1:0.5 # caf\u00e9\n-1 2:2\n", encoding="utf-8")
+    monkeypatch.setattr(DATA, "open", ascii_locale_open, raising=False)
+    X, y = reference.load_libsvm(path)
+    assert X.toarray().tolist() == [[0.5, 0.0], [0.0, 2.0]] and y.tolist() == [1, -1]
+
+
+def test_load_libsvm_reads_utf8_whatever_the_locale(tmp_path):
+    """The file is read as UTF-8 (comments may hold any text) even where the locale's encoding is ASCII."""
+    path = tmp_path / "c.txt"
+    path.write_text("+1 1:0.5 # caf\u00e9\n-1 2:2 # na\u00efve\n", encoding="utf-8")
+    X, y = reference.load_libsvm(path)  # in this process too (mutmut maps tests to functions in-process)
+    assert X.toarray().tolist() == [[0.5, 0.0], [0.0, 2.0]] and y.tolist() == [1, -1]
+    pkg = str(Path(reference.__file__).resolve().parents[1])
+    env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+    code = (
+        "import locale, sys, reference; X, y = reference.load_libsvm(sys.argv[1]); "
+        "print(locale.getpreferredencoding(False)); print(X.toarray().tolist(), y.tolist())"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    encoding, arrays = out.stdout.splitlines()
+    if encoding.lower().replace("-", "") == "utf8":
+        pytest.skip("no non-UTF-8 locale on this platform")
+    assert arrays == "[[0.5, 0.0], [0.0, 2.0]] [1, -1]"
+
+
+def test_load_npz_names_an_empty_file(tmp_path):
+    """An empty file: np.load raises EOFError, reported with the path and the exception's type."""
+    path = tmp_path / "e.npz"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError) as err:
+        reference.load_npz(path)
+    assert re.fullmatch(re.escape(f"{path}: not a readable .npz archive (EOFError: ") + r".+\)", str(err.value))
+
+
+@pytest.mark.parametrize("index", [2**63, 2**64 + 5, 10**30], ids=["2^63", "2^64+5", "10^30"])
+def test_load_libsvm_refuses_a_feature_index_beyond_int64(tmp_path, index):
+    """Regression: an index >= 2^63 raised OverflowError while building the index array."""
+    path = tmp_path / "big.txt"
+    path.write_text(f"+1 1:1\n-1 {index}:2\n", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(path)
+    assert str(err.value) == (
+        f"{path}:2: not LIBSVM format (feature index {index} exceeds 2^63 - 1 = 9223372036854775807, the most "
+        "columns a sparse matrix can index; renumber the features from 1)"
+    )
+
+
+def test_load_libsvm_accepts_the_largest_feature_index(tmp_path):
+    """Index 2^63 - 1 is column 2^63 - 2 of a 1 x (2^63 - 1) CSR: the boundary itself is accepted, as
+    an index and as n_features."""
+    path = tmp_path / "edge.txt"
+    path.write_text(f"-1 1:3 {2**63 - 1}:2\n", encoding="utf-8")
+    X, y = reference.load_libsvm(path)
+    assert X.shape == (1, 2**63 - 1) and X.indices.tolist() == [0, 2**63 - 2] and X.data.tolist() == [3.0, 2.0]
+    assert y.tolist() == [-1]
+    path.write_text("-1 2:3\n", encoding="utf-8")
+    X, _ = reference.load_libsvm(path, n_features=2**63 - 1)
+    assert X.shape == (1, 2**63 - 1) and X.indices.tolist() == [1] and X.data.tolist() == [3.0]
+
+
+@pytest.mark.parametrize("n_features", [2**63, 10**30], ids=["2^63", "10^30"])
+def test_load_libsvm_refuses_n_features_beyond_int64(tmp_path, n_features):
+    """Regression: n_features >= 2^63 raised OverflowError."""
+    path = tmp_path / "s.txt"
+    path.write_text("+1 1:1\n", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        reference.load_libsvm(path, n_features=n_features)
+    assert str(err.value) == (
+        f"n_features={n_features} exceeds 2^63 - 1 = 9223372036854775807, the most columns a sparse matrix "
+        "can index; pass a smaller n_features"
+    )
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+def test_reflect_integer_points_do_not_wrap_around(sparse, dtype):
+    """y_i x_i for x = (-128, 1) (int8's minimum) and y = -1 is (128, -1): the reflected points are
+    float64 (as augment / extend give for integer input); integer arithmetic would wrap -(-128) to -128."""
+    X = np.array([[-128, 1], [3, 0]], dtype=dtype)
+    y = np.array([-1, 1], dtype=dtype)
+    Z = reflect(sp.csr_matrix(X) if sparse else X, y)
+    Zd = Z.toarray() if sparse else Z
+    assert Zd.dtype == np.float64 and Zd.tolist() == [[128.0, -1.0], [3.0, 0.0]]
+
+
+def test_reflect_keeps_mpf_points_exact():
+    """An object (mpf) X stays object: y_i x_i exactly, no rounding to float64."""
+    third = mpmath.mpf(1) / 3
+    Z = reflect(np.array([[third, mpmath.mpf(2)]], dtype=object), np.array([-1]))
+    assert Z.dtype == object and Z[0, 0] == -third and Z[0, 1] == -2
+
+
+def test_extend_of_float_points_is_float64():
+    """Z float64 -> float64 (the object dtype is kept for mpf Z only)."""
+    E = extend(np.array([[1.0], [2.0]]), np.array([1, -1]), 0.5)
+    assert E.dtype == np.float64 and E.tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_extend_accepts_labels_held_as_mpf(sparse):
+    """Labels equal to +-1 pass extend's check whatever their type (mpf from an exact run here); the CSR
+    path gives the same [z_k, l_k Delta e_k] as the dense one."""
+    y = np.array([mpmath.mpf(1), mpmath.mpf(-1)], dtype=object)
+    Z = np.array([[1.0], [2.0]])
+    E = extend(sp.csr_matrix(Z) if sparse else Z, y, 0.5)
+    assert sp.issparse(E) is sparse
+    assert (E.toarray() if sparse else E).tolist() == [[1.0, 0.5, 0.0], [2.0, 0.0, -0.5]]
+
+
+def test_extend_keeps_an_exact_delta_exactly():
+    """With mpf Z (exact mode) E_kk = l_k Delta exactly: an integer Delta = 2^53 + 1 (not a double) stays
+    2^53 + 1, it is not rounded through float division."""
+    D = 2**53 + 1
+    Z = np.array([[mpmath.mpf(1)], [mpmath.mpf(-2)]], dtype=object)
+    E = extend(Z, np.array([1, -1]), D)
+    assert E.dtype == object and E[0, 1] == D and E[1, 2] == -D and E[0, 2] == 0 and E[1, 1] == 0
+
+
+@pytest.mark.parametrize("value, message", [(v, m) for v, _, m in _NOT_POSITIVE_REAL], ids=[i for _, i, _ in _NOT_POSITIVE_REAL])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_augment_and_extend_refuse_what_is_not_a_positive_real(value, message, sparse):
+    """Regression: extend accepted Delta = "0.5" (float() parsed it) and True, and raised TypeError /
+    OverflowError for None / 10**400; augment checked nothing: rho = None gave a column of NaN,
+    "0.5" and -1 were used as given.  Both now go through check_real, the one validator."""
+    X = sp.csr_matrix(np.eye(2)) if sparse else np.eye(2)
+    with pytest.raises(ValueError) as err:
+        reference.augment(X, value)
+    assert str(err.value) == f"rho {message}; pass e.g. rho=1.0 (PT11 Sec. 2: rho > 0)"
+    with pytest.raises(ValueError) as err:
+        extend(X, np.array([1, -1]), value)
+    assert str(err.value) == f"Delta {message}; pass e.g. Delta=1.0 (PT11 Sec. 5: Delta > 0)"
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)], ids=["10^400", "-10^400"])
+def test_check_real_treats_an_int_beyond_float64_as_not_finite(value):
+    """Regression: float(10**400) raised OverflowError out of check_real."""
+    with pytest.raises(ValueError) as err:
+        check_real("rho", value, low=0, hint="pass e.g. rho=1.0")
+    assert str(err.value) == f"rho must be finite, got {value!r}; pass e.g. rho=1.0"
+
+
+def test_no_claim_when_the_quadratic_form_is_negative_and_its_allowance_overflows():
+    """K = 2^-1072 [[4, 3, 1], [3, 1, 0], [1, 0, 4]] is indefinite (det < 0 in the leading 2 x 2) but
+    tiny, so check_gram's absolute PSD tolerance accepts it; alpha = (s, -s, 2^-1074) with
+    s = 0.99^(1/2) 2^513.5 (not scalable: its small entry would vanish).  On 4^-k K, K alpha > 0 in
+    every row and finite, alpha^T K alpha is finite and NEGATIVE (exactly too), while |alpha| .
+    |K alpha| overflows, so the allowance eQ is inf: ||alpha||_K is not certified positive and the
+    docstring's -inf is the only answer (any finite bound would claim a quotient that does not
+    exist; with the check on eQ dropped the bound was -2^-1074)."""
+    K = np.ldexp(np.array([[4.0, 3.0, 1.0], [3.0, 1.0, 0.0], [1.0, 0.0, 4.0]]), -1072)
+    check_gram(K, unit_diagonal=False, psd=True)  # an accepted input
+    s = math.sqrt(0.99) * 2.0**513.5
+    alpha = np.array([s, -s, ETA])
+    N, Q = margin_witness_value(K, alpha)
+    assert N > 0 > Q
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lower_bound(K, alpha) == -math.inf
+
+
+def test_check_csr_refuses_indptr_ending_before_nnz():
+    """scipy accepts a CSR whose indptr ends before len(data) (trailing storage); its rows then hold
+    fewer entries than data, so check_csr must refuse it even though len(indices) == len(data)
+    (kills data.check_csr_32, `and` for `or`)."""
+    import pytest
+    import scipy.sparse as sp
+
+    from reference.data import check_csr
+
+    X = sp.csr_matrix((np.array([1.0]), np.array([0]), np.array([0, 1])), shape=(1, 2))
+    X.data, X.indices = np.array([1.0, 2.0]), np.array([0, 1], dtype=X.indices.dtype)  # storage past indptr[-1]
+    assert len(X.indices) == len(X.data) == 2 and X.indptr[-1] == 1
+    with pytest.raises(ValueError, match="not a consistent CSR matrix.*end at nnz"):
+        check_csr(X)
+
+
+def test_extend_validates_labels_and_delta():
+    """extend is public: labels other than +-1 and Delta <= 0 / not finite are refused, not turned into a
+    wrong extended space (E-entries l_k Delta)."""
+    import pytest
+
+    from reference.data import extend
+
+    Z = np.array([[1.0, 2.0], [-3.0, 1.0]])
+    np.testing.assert_array_equal(extend(Z, np.array([1, -1]), 0.5), [[1.0, 2.0, 0.5, 0.0], [-3.0, 1.0, 0.0, -0.5]])
+    for y in (np.array([1, 2]), np.array([1, 0]), np.array([1]), np.array([[1, -1]])):
+        with pytest.raises(ValueError, match="y must hold the 2 labels l_k of Z's rows, each -1 or \\+1"):
+            extend(Z, y, 0.5)
+    for Delta in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=r"^Delta must (lie in \(0, inf\)|be finite), got "):
+            extend(Z, np.array([1, -1]), Delta)
+
+
+def test_readers_refuse_what_they_used_to_accept_or_crash_on(files, tmp_path):
+    with pytest.raises(ValueError, match="feature index 1 appears twice"):
+        ref.load_libsvm(files["dup"])
+    (tmp_path / "uni.svm").write_text("1 \u0661:1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="non-ASCII"):
+        ref.load_libsvm(tmp_path / "uni.svm")
+    with pytest.raises(ValueError, match="path must be a str or pathlib.Path"):
+        ref.load_libsvm(None)
+    with pytest.raises(ValueError, match="n_features must be an integer"):
+        ref.load_libsvm(files["ok"], n_features="abc")
+    X, _ = ref.load_libsvm(files["ok"], n_features=10**12)  # sparse: no 8 TB allocation
+    assert X.shape == (2, 10**12)
+    with pytest.raises(ValueError, match="too large"):
+        ref.gram(X, np.array([1, -1]))
+    with pytest.raises(ValueError, match="is a directory"):
+        ref.load_npz(tmp_path)
+    with pytest.raises(ValueError, match="not a readable .npz archive"):
+        ref.load_npz(files["garbage_gz"])
+    with pytest.raises(ValueError, match="BadGzipFile"):
+        ref.load_libsvm(files["garbage_gz"])
+
+
+def test_csr_duplicates_are_summed_exactly():
+    X, _ = _cancelling_duplicates()
+    from reference.data import check_csr
+
+    C = check_csr(X)
+    assert C.toarray().tolist() == [[2.0**-60, -(2.0**-90)], [-(2.0**30), 1.0]]
+    assert C.has_canonical_format
+
+
+def test_check_csr_canonical_form_and_input_untouched():
+    M = sp.csr_matrix((np.array([2.0, 0.0, 1.0, 1.0]), np.array([2, 0, 0, 0]), np.array([0, 3, 4])), shape=(2, 3))
+    before = (M.data.copy(), M.indices.copy())
+    C = check_csr(M)
+    assert C.indices.tolist() == [0, 2, 0] and C.data.tolist() == [1.0, 2.0, 1.0]  # sorted, zero dropped
+    assert C.indices.dtype == np.int64 and C.indptr.dtype == np.int64 and C.data.dtype == np.float64
+    assert np.array_equal(M.data, before[0]) and np.array_equal(M.indices, before[1])
+    D = sp.csr_matrix(M.toarray())
+    Cd = check_csr(D)
+    assert (Cd.data.tolist(), Cd.indices.tolist(), Cd.indptr.tolist()) == (C.data.tolist(), C.indices.tolist(), C.indptr.tolist())
+    # duplicates are summed, as toarray() does
+    dup = sp.csr_matrix((np.array([1.0, 2.0]), np.array([1, 1]), np.array([0, 2])), shape=(1, 2))
+    assert check_csr(dup).toarray().tolist() == [[0.0, 3.0]]
+
+
+@pytest.mark.parametrize(
+    "M, match",
+    [
+        (_csr([np.nan], [0], [0, 1], (1, 2)), "NaN or inf"),
+        (_csr([np.inf], [1], [0, 1], (1, 2)), "NaN or inf"),
+        (_csr([1.0], [2], [0, 1], (1, 2)), r"column index out of range \[0, 2\)"),
+        (_csr([1.0], [-1], [0, 1], (1, 2)), "column index out of range"),
+        (_csr([1.0], [0], [0, 1, 0], (2, 2)), "not a consistent CSR"),
+        (_csr([1.0], [0], [1, 1], (1, 2)), "not a consistent CSR"),
+        (_csr([1.0], [0], [0, 1], (2, 2)), "not a consistent CSR"),
+        (sp.csr_matrix((0, 3)), "X is empty"),
+        (sp.csr_matrix(np.array([[1 + 1j, 0]])), "real numbers"),
+        (sp.coo_matrix((np.array([1e308, 1e308]), (np.array([0, 0]), np.array([0, 0]))), shape=(1, 1)), "NaN or inf"),  # summed duplicates overflow
+    ],
+)
+def test_check_csr_rejects(M, match):
+    with pytest.raises(ValueError, match=match):
+        check_csr(M)
+
+
+def test_sparse_and_dense_inputs_fail_alike():
+    for X, y, match in [
+        (np.array([[np.nan, 1.0]]), [1], "NaN or inf"),
+        (X0, Y0[:3], "4 rows but y has 3 labels"),
+        (X0, [1, 2, 1, -1], r"only \+1 and -1"),
+        (np.array([[0.0, 0.0], [1.0, 0.0]]), [1, -1], "X has 1 zero rows"),
+    ]:
+        for Xi in (X, sp.csr_matrix(X)):
+            with pytest.raises(ValueError, match=match):
+                check_data(Xi, y)
+            with pytest.raises(ValueError, match=match):
+                check_sparse_data(Xi, y)
+
+
+def test_check_sparse_data_same_csr_from_dense_and_sparse():
+    A, ya = check_sparse_data(X0, Y0)
+    B, yb = check_sparse_data(sp.csr_matrix(X0), Y0)
+    for f in ("data", "indices", "indptr"):
+        assert getattr(A, f).tolist() == getattr(B, f).tolist()
+    assert ya.tolist() == yb.tolist()
+
+
+def test_transforms_and_kernel_matrix_accept_csr():
+    from reference.data import augment, drop_zero_rows, extend, reflect
+
+    S = sp.csr_matrix(X0)
+    assert augment(S, 2.0).toarray().tolist() == augment(X0, 2.0).tolist()
+    assert reflect(S, Y0).toarray().tolist() == reflect(X0, Y0).tolist()
+    E = extend(reflect(augment(S, 1.0), Y0), Y0, 0.5)
+    assert sp.issparse(E) and E.nnz == sp.csr_matrix(X0).nnz + 2 * 4  # rho column + one Delta per point
+    assert E.toarray().tolist() == extend(reflect(augment(X0, 1.0), Y0), Y0, 0.5).tolist()
+    from reference.gram import kernel_matrix
+
+    for k in ("linear", "polynomial", "gaussian"):
+        assert kernel_matrix(S, S, k).tobytes() == kernel_matrix(X0, X0, k).tobytes()
+    Z = np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]])
+    Xd, yd, kd = drop_zero_rows(sp.csr_matrix(Z), [1, -1, 1])
+    assert sp.issparse(Xd) and Xd.toarray().tolist() == [[0.0, 1.0], [2.0, 0.0]] and kd.tolist() == [0, 2]
