@@ -294,9 +294,8 @@ def test_pt11_extreme_scale_runs_the_same_decisions(kw, algo, arg, k):
 @pytest.mark.parametrize("name", sorted(_ENGINE_CALLS))
 def test_fast_engine_with_precision_is_refused_before_anything_runs(name):
     """engine="fast" is float64 only (reference.fast.check_engine's contract): every public algorithm
-    refuses precision= with it, naming the fix, whether or not numba is installed (kills
-    perceptrons.perceptron_8/_10, normalized_perceptron_7/_9, nkp_6/_8, von_neumann.nvn_7/_9:
-    check_engine(engine, None) / check_engine(engine) let the compiled engine run at float64)."""
+    refuses precision= with it, naming the fix, whether or not numba is installed (check_engine(engine,
+    None) or check_engine(engine) in a wrapper would let the compiled engine run at float64)."""
     with pytest.raises(ValueError, match=r"^engine='fast' runs in float64 only; precision= is the textbook engine's "
                                          r"\(pass engine='textbook' with precision=\.\.\., or drop precision\)$"):
         _ENGINE_CALLS[name](engine="fast", precision=30)

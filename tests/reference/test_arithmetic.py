@@ -324,8 +324,8 @@ def test_scale_rows_pow2_keeps_an_empty_matrix(shape):
 
 def test_g_norm_upper_bounds_also_a_negative_quadratic_form():
     """For a G with p^T G p < 0 (not PSD: only the verifiers' inputs are), ||p||_G = sqrt(max(p^T G p, 0))
-    = 0, and g_norm_upper still returns a number >= 0, not an error (kills g_norm_upper_19:
-    ar.scalar(None) raises TypeError in the branch where Q + err rounds to <= 0)."""
+    = 0, and g_norm_upper still returns a number >= 0, not an error (ar.scalar(None) would raise a
+    TypeError in the branch where Q + err rounds to <= 0)."""
     from reference.arithmetic import Arithmetic, g_norm, g_norm_upper
 
     for G, p in ((np.array([[-1.0]]), np.array([1.0])), (np.array([[1.0, -3.0], [-3.0, 1.0]]), np.array([0.5, 0.5]))):
@@ -549,7 +549,7 @@ def test_compiled_mu_plus_is_the_textbook_root_bit_for_bit():
 
 
 def test_row_pow2_exponents_of_an_int64_row_reads_it_as_float64():
-    # kills arithmetic.x_row_pow2_exponents__mutmut_14, _16: without dtype=float64 the int64
+    # without dtype=float64 the int64
     # row's |-2^63| wraps to -2^63 and its largest |entry| is lost.  max |A_k.| = 2^63 = (1/2) 2^64.
     A = np.array([[-(2**63), 1], [3, -4]], dtype=np.int64)
     assert row_pow2_exponents(A).tolist() == [64, 3]

@@ -890,8 +890,8 @@ def test_upper_bound_holds_when_the_sums_are_added_left_to_right(monkeypatch):
     margin bound ||sum beta_k y_k|| / sum beta_k is ||beta|| / sum beta, squared sum beta^2 / (sum beta)^2.
     Left to right, sum beta^2 is rounded down and sum beta up by ~99 u each: the allowances must cover
     (m - 1) u on both (gamma_{m+4} on the squares of the extended coordinates); E / (1 + 2 gamma) or
-    E (1 - 2 gamma) instead of E (1 + 2 gamma) is ~34 u below the exact value (kills
-    certified_upper_52, _58; under numpy's pairwise order both stay above it)."""
+    E (1 - 2 gamma) instead of E (1 + 2 gamma) is ~34 u below the exact value (and caught here; under
+    numpy's pairwise order both stay above it)."""
     m = 100
     beta = _adverse_beta(m)
     P = make_patterns(np.zeros((m, 1)), np.ones(m, dtype=int), rho=None, Delta=1.0)
@@ -1556,7 +1556,7 @@ def test_lower_bound_with_products_that_underflow(name, X, y, u):
     """certified_lower <= min_k u . y_k / ||u|| exactly where every product underflows and rounds up (ties),
     and not weaker than its allowance: exact - bound <= 4 (gamma_n |u|.|y_k| + n 2^-1074) / ||u|| + 4 * 2^-1074
     (the docstring's error bound gamma_{n} |u|.|y_k| with its safety factor 2, doubled again; n = nnz + 2).
-    Kills certified_lower_28 (2 / n 2^-1074), _114 (+ 2^-1074), _123 (no - 2^-1074), _127 (- 1.0 at num = 0)."""
+    Caught: an absolute allowance of 2 / n 2^-1074, + 2^-1074 or no - 2^-1074, and - 1.0 at num = 0."""
     P = make_patterns(X, np.array(y), rho=None)
     b = DM.certified_lower(P, u)
     N, Q = _exact_margin_parts(P, u)
@@ -1571,8 +1571,8 @@ def test_lower_bound_with_products_that_underflow(name, X, y, u):
 
 def test_lower_bound_of_a_witness_whose_square_overflows_writes_no_warning():
     """u = (2^600, 2^-1000) cannot be scaled exactly (2^-1000 would leave the subnormal range), u . u overflows:
-    the answer is -inf ("no claim") and nothing is written -- no RuntimeWarning (kills certified_lower_74,
-    errstate(over=None))."""
+    the answer is -inf ("no claim") and nothing is written -- no RuntimeWarning (errstate(over=None) would
+    let one through)."""
     P = make_patterns(np.array([[1.0, 1.0]]), np.array([1]), rho=None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -1582,8 +1582,8 @@ def test_lower_bound_of_a_witness_whose_square_overflows_writes_no_warning():
 @pytest.mark.parametrize("p, nrm, ez, overflows", Z_COEFF)
 def test_z_coefficients_are_p_over_the_norms(p, nrm, ez, overflows):
     """The docstring: beta_k = p_k / ||z_k||, or that times the one factor 2^min(ez) where it overflows, finite,
-    and without a warning (kills _z_coefficients_1 (errstate(over=None)), _11, _13 (always the common factor),
-    _12 (an infinite beta), _15 .. _18, _21 (TypeError), _19 (p nrm), _20 (2^(min(ez) + ez)))."""
+    and without a warning (caught: errstate(over=None), always the common factor, an infinite beta, a
+    TypeError, p nrm for p / nrm, 2^(min(ez) + ez))."""
     p, nrm, ez = np.array(p), np.array(nrm), np.array(ez)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -1599,8 +1599,7 @@ def test_value_is_the_converged_estimate_not_a_bound(kw, X, y, g2):
     """value = the search's own margin (1 / ||u|| with Delta, ||u|| without), converged to a few units of
     round-off, inside [lower, upper]; the certified ends carry the a-priori allowances (~10 to 40 units each
     side), so the best estimate is within a quarter of the width of the exact margin.  A value clamped to
-    an end (||u|| or 2 / ||u|| for 1 / ||u||, margin_from_data_136, _137; the Wolfe search on twice the
-    normalized points, _199) is not."""
+    an end (||u|| or 2 / ||u|| for 1 / ||u||; the Wolfe search on twice the normalized points) is not."""
     M = DM.margin_from_data(np.array(X), np.array(y), **kw)
     assert M.lower <= M.value <= M.upper
     g = math.sqrt(g2)  # within half a unit of the last place of the exact margin
@@ -1611,8 +1610,7 @@ def test_value_is_the_converged_estimate_not_a_bound(kw, X, y, g2):
 def test_extended_space_witness_that_proves_nothing_is_undecided_in_certified_lower(monkeypatch):
     """x = 14 * 2^-1074, Delta = 1: y = (14 eta, 1).  A Newton step that returns v = 0.5, s = eta gives
     u . y = 7 eta + eta = 8 eta exactly, = the allowance 2 * 4 eta (the relative part underflows): num = 0,
-    lower = 0 certifies nothing, so separable is None ('True' needs a certified lower > 0; kills
-    margin_from_data_143, lo >= 0)."""
+    lower = 0 certifies nothing, so separable is None ('True' needs a certified lower > 0, not lo >= 0)."""
     monkeypatch.setattr(DM, "_newton_l2svm", lambda P: (np.array([0.5]), np.array([ETA]), 1))
     M = DM.margin_from_data(np.array([[14 * ETA]]), np.array([1]), Delta=1.0)
     assert M.lower <= 0.0  # = 0 here: the witness certifies nothing (a wider allowance gives < 0)
@@ -1623,8 +1621,8 @@ def test_min_norm_witness_that_proves_nothing_is_undecided():
     """One point x = (8, 8) 2^-1074 (no monkeypatch: Wolfe's p = (1), u = x, scaled exactly to (1/2, 1/2)):
     u . y = 8 eta exactly = the allowance 2 * 4 eta (the relative part underflows): num = 0, lower = 0 certifies
     nothing (the margin 8 sqrt 2 eta is positive, but 'True' needs a certified lower > 0), so separable is None
-    (kills margin_from_data_280, lo >= 0; test_wolfe_witness_that_proves_nothing_is_undecided no
-    longer reaches lower = 0 since the allowance got its absolute part 2 n 2^-1074)."""
+    (not lo >= 0; test_wolfe_witness_that_proves_nothing_is_undecided no longer reaches lower = 0 since
+    the allowance got its absolute part 2 n 2^-1074)."""
     M = DM.margin_from_data(np.array([[8 * ETA, 8 * ETA]]), np.array([1]))
     assert M.gordan is None
     assert M.lower <= 0.0  # = 0 here (a wider allowance gives < 0)
@@ -1635,8 +1633,8 @@ def test_min_norm_witness_that_proves_nothing_is_undecided():
 @pytest.mark.parametrize("name, polish, says", POLISH_CASES, ids=[c[0] for c in POLISH_CASES])
 def test_method_says_polished_exactly_when_a_polished_witness_is_reported(monkeypatch, name, polish, says):
     """x = (3, 4), (4, 3), both +1; Wolfe stalled at p = e_1 (u = (3, 4): lower 24/5, upper 5, wide, so the
-    polish runs).  The method text mentions the polish iff a bound reported comes from it (kills
-    margin_from_data_269 (and), _270 (lo2 >= lo), _271 (up2 <= up))."""
+    polish runs).  The method text mentions the polish iff a bound reported comes from it (an 'and' for
+    the 'or', lo2 >= lo or up2 <= up for the strict comparisons are caught)."""
     monkeypatch.setattr(DM, "_wolfe_primal", _stalled_wolfe_2)
     monkeypatch.setattr(DM, "_polish_mp", polish)
     M = DM.margin_from_data(np.array([[3.0, 4.0], [4.0, 3.0]]), np.array([1, 1]))
@@ -1686,8 +1684,7 @@ def test_upper_bound_of_extended_coordinates_whose_squares_underflow(m):
 def test_row_norm_bounds_scale_only_rows_below_one_half(top, e):
     """The documented exponents: a row whose largest |entry| is below 1/2 is scaled up into [1/2, 1)
     (e_k < 0), a row with a larger entry keeps e_k = 0 -- never scaled down (certified_lower relies on
-    2^-e_k >= 1 to scale its numerators exactly; kills _row_norm_bounds_42, which scaled rows with an
-    entry >= 1 down by 2).  The bounds enclose the scaled row norm (row (top, -top): ||w||^2 = 2 top^2)."""
+    2^-e_k >= 1 to scale its numerators exactly; scaling rows with an entry >= 1 down by 2 is caught).  The bounds enclose the scaled row norm (row (top, -top): ||w||^2 = 2 top^2)."""
     P = make_patterns(np.array([[top, -top]]), np.array([1]), rho=None)
     lo, hi, ex = DM._row_norm_bounds(P)
     assert ex.tolist() == [e]
@@ -1700,8 +1697,8 @@ def test_normalized_upper_bound_keeps_its_witness_when_it_cannot_be_moved_exactl
     """z_1 = 2^-1070 e_1, z_2 = 2^-1070 e_2 (orthogonal), beta = (1/2, 0.3), normalized: the bound is
     ||beta|| / sum beta (both ||z_k|| equal), squared (1/4 + 0.3^2) / 0.8^2.  Moving beta onto the rows
     scaled up by 2^1069 would need beta_2 2^-1069, which is not a float (rounded: 0.3125 2^-1069): the
-    witness must stay as given (kills certified_upper_33, which moved it whenever a row was scaled,
-    and bounded the quotient of (1/2, 0.3125) instead: below the exact value)."""
+    witness must stay as given (moving it whenever a row is scaled would bound the quotient of
+    (1/2, 0.3125) instead: below the exact value)."""
     P = make_patterns(np.ldexp(np.eye(2), -1070), np.array([1, 1]), rho=None)
     beta = np.array([0.5, 0.3])
     assert np.ldexp(np.ldexp(beta[1], -1069), 1069) != beta[1]  # the instance does what it is built for
@@ -1712,9 +1709,8 @@ def test_normalized_upper_bound_keeps_its_witness_when_it_cannot_be_moved_exactl
 @pytest.mark.parametrize("x, Delta", [(2.0**-700, 2.0**-700), (3 * 2.0**-900, 2.0**-899), (2.0**-40, 2.0**-40)])
 def test_upper_bound_of_tiny_data_in_the_extended_space(x, Delta):
     """One pattern y = [x, Delta] with beta = 1: the bound is ||y||, squared x^2 + Delta^2.  Tiny data
-    are scaled up by one power of two before the sums: Delta with them, by the same power (kills
-    certified_upper_83, _85 (Delta dropped), _87 - _90 (ldexp called wrongly: TypeError), _91 (Delta
-    scaled down instead of up))."""
+    are scaled up by one power of two before the sums: Delta with them, by the same power (caught:
+    Delta dropped, ldexp called wrongly (TypeError), Delta scaled down instead of up)."""
     P = make_patterns(np.array([[x]]), np.array([1]), rho=None, Delta=Delta)
     up = DM.certified_upper(P, np.array([1.0]))
     assert Fraction(up) ** 2 >= Fraction(x) ** 2 + Fraction(Delta) ** 2
@@ -1737,9 +1733,9 @@ def test_upper_bound_of_columns_whose_squares_underflow(d0):
     """Patterns z_1 = 2^-537 (1, ..., 1) (d0 columns) and z_2 = e_1 (keeps the data at scale 1: nothing is
     rescaled), beta = (1, 0): the bound is ||z_1||, squared d0 2^-1074.  certified_upper halves beta
     (exact), so each column sum is 2^-538 and its square 2^-1076 underflows to 0: only the absolute
-    allowance 2 (d0 + 1) 2^-1074 on the sum of squares keeps the bound above ||z_1|| (kills
-    certified_upper_115 (- allowance: square root of a negative number), _128 (2 (d0 - 1): 0 for
-    d0 = 1), _126 (2 / (d0 + 1): 2^-1075 rounds to 0 for d0 = 3))."""
+    allowance 2 (d0 + 1) 2^-1074 on the sum of squares keeps the bound above ||z_1|| (caught: - allowance,
+    the square root of a negative number; 2 (d0 - 1), 0 for d0 = 1; 2 / (d0 + 1), where 2^-1075 rounds to
+    0 for d0 = 3)."""
     X = np.zeros((2, d0))
     X[0] = 2.0**-537
     X[1, 0] = 1.0
@@ -1755,8 +1751,7 @@ def test_upper_bound_whose_normalized_denominator_underflows_claims_nothing_fals
     be moved onto the rows scaled to [1/2, 1) (3/8 2^-1073 is not a float), so the denominator
     sum_k beta_k ||z_k|| is formed at 2^-1074 scale: 6 2^-1074 for a = 12, 4 2^-1074 for a = 8, and
     its allowance 2 (m + 1) 2^-1074 = 6 2^-1074 takes it to 0 or below.  No claim can be made then
-    (inf); dividing by it gave a negative "upper bound" (a = 8) or ZeroDivisionError (a = 12) (kills
-    certified_upper_178, _179, _180)."""
+    (inf); dividing by it gave a negative "upper bound" (a = 8) or ZeroDivisionError (a = 12)."""
     P = make_patterns(np.array([[a * ETA2], [ETA2]]), np.array([1, 1]), rho=None)
     up = DM.certified_upper(P, np.array([0.5, 0.375]), normalize=True)
     assert up >= 1
@@ -1765,7 +1760,7 @@ def test_upper_bound_whose_normalized_denominator_underflows_claims_nothing_fals
 @pytest.mark.parametrize("bound", ["lower", "upper"])
 def test_normalize_with_delta_names_the_fix(bound):
     """The ValueError for normalize=True on patterns with Delta ends with the two ways out, verbatim
-    (kills data_margin.x__check_normalize__mutmut_4, "XXmake them ... gamma_dXX")."""
+    (a changed word in it is caught)."""
     P = make_patterns(np.array([[1.0]]), np.array([1]), rho=None, Delta=1.0)
     call = {"lower": lambda: DM.certified_lower(P, np.array([1.0, 1.0]), normalize=True),
             "upper": lambda: DM.certified_upper(P, np.array([1.0]), normalize=True)}[bound]  # fmt: skip

@@ -330,8 +330,8 @@ def test_gram_overflow_with_a_zero_entry_writes_no_warning():
     """Polynomial kernel (degree 1, c = 0) on two orthogonal points of norm 1e-160: K = diag(1e-320)
     (subnormal), s_i = 1 / sqrt(K_ii) = 1e160, s s^T = 1e320 overflows to inf, and the zero entry
     K_12 times inf is nan -- an "invalid" RuntimeWarning unless ignored; the overflow is refused by
-    the ValueError naming X and the fix, and nothing else is written (kills gram.x_gram__mutmut_100,
-    _102: errstate without invalid="ignore")."""
+    the ValueError naming X and the fix, and nothing else is written (errstate without invalid="ignore"
+    would warn)."""
     from reference import gram
 
     with warnings.catch_warnings():

@@ -225,8 +225,7 @@ def test_fast_perceptron_records_the_trace():
 def test_default_budget_of_the_rp14_algorithms_is_100_000(call):
     """The default max_iter is 100_000 (the signatures) and the
     textbook wrapper passes it on to the compiled engine; on data that never separate (nor certify)
-    the run stops exactly there (kills perceptrons.perceptron_3, normalized_perceptron_2, nkp_1,
-    von_neumann.nvn_2: max_iter = 100001)."""
+    the run stops exactly there (a default of 100001 is caught)."""
     pytest.importorskip("numba")
     r = call()
     assert (r.status, r.iterations) == ("max_iter", 100_000)
@@ -248,7 +247,7 @@ def test_normalized_perceptron_verifies_on_the_given_data_when_scaling_is_inexac
     by 2^-101 would flush x_2 to zero, so the separator must be verified on X itself (kills
     perceptrons._exact_or_2: `... or True` verifies on the flushed copy, where x_2's margin is 0, and
     the run never ends).  normalize=True runs on X_2, no power-of-two scaling: no info["scale"]
-    (kills normalized_perceptron_85, e = 1 there)."""
+    (not e = 1 there)."""
     X = np.array([[2.0**100, 0.0], [0.0, 2.0**-1000]])
     r = normalized_perceptron(X, [1, 1], max_iter=10)
     assert (r.status, r.iterations) == ("separator", 2)

@@ -339,7 +339,7 @@ def test_a_closed_pipe_ends_the_command_quietly():
 
 def test_export_cases_reports_what_it_wrote(tmp_path, capsys):
     """`margins export-cases` says how many cases in how many corpus files it wrote, besides the
-    schema (mutation sample C: cmd_export_cases_13 counted one file too few)."""
+    schema (counting one file too few is caught)."""
     d = tmp_path / "cases"
     assert cli.main(["export-cases", str(d), "--algorithms", "perceptron"]) == 0
     written = sorted(p.name for p in d.iterdir())

@@ -39,14 +39,18 @@ def test_fingerprint_follows_a_monkeypatch(monkeypatch):
     assert code_fingerprint() == before
 
 
+#: mutmut 3's name of a mutant of reference.margin._lower, without its number
+MUTANT_NAME = "reference.margin.x__lower__" + "mutmut_"
+
+
 def test_fingerprint_follows_the_mutant_under_test(monkeypatch):
     """mutmut 3 selects a mutant behind the same callables by MUTANT_UNDER_TEST: a memo filled
     under one mutant (or the original code) must not answer for another."""
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     original = code_fingerprint()
-    monkeypatch.setenv("MUTANT_UNDER_TEST", "reference.margin.x__lower__mutmut_1")
+    monkeypatch.setenv("MUTANT_UNDER_TEST", MUTANT_NAME + "1")
     first = code_fingerprint()
-    monkeypatch.setenv("MUTANT_UNDER_TEST", "reference.margin.x__lower__mutmut_2")
+    monkeypatch.setenv("MUTANT_UNDER_TEST", MUTANT_NAME + "2")
     assert len({original, first, code_fingerprint()}) == 3
     monkeypatch.setenv("MUTANT_UNDER_TEST", "")
     assert code_fingerprint() == original

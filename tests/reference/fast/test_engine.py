@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from reference.result import verify_certificate_factored, verify_separator_facto
 from tests.support.fast import X2, Y2, _both, _infeasible, _infeasible_primal, _planted_3, _pt11_same, _same
 from tests.support.numba import needs_numba
 from theorems.validate import corpus, validate
+from theorems.instances.families import data_dir
 
 
 def _planted(m, d, seed=0):
@@ -125,7 +127,7 @@ def _heart_scale():
     return reference.load_libsvm(str(files("reference.data_files") / "heart_scale.txt"))
 
 
-A9A = "/work/shared/data/a9a/a9a.gz"
+A9A = str((data_dir() or Path("no-data-dir")) / "a9a" / "a9a.gz")  # $MARGINS_DATA or ../shared/data
 
 
 def _exact_failure(w, X, y, rho, Delta):
@@ -214,7 +216,7 @@ def _feasible():
     return X[keep], np.where(s[keep] >= 0, 1, -1)
 
 
-def _infeasible_2():
+def _infeasible_random_labels():
     """40 points in R^3 with random labels: no separator (tests/reference/fast/test_resume.py's instance)."""
     rng = np.random.default_rng(6)
     return rng.normal(size=(40, 3)), rng.choice([-1, 1], size=40)
@@ -241,7 +243,7 @@ _REFUSED = {
     ),
     "nkp": ("perceptrons", "NKP", "verify_separator_gram", lambda X, y, G, **kw: reference.nkp(G, **kw), _feasible),
     "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 1e-9, **kw), _feasible),
-    "nvn-certificate": ("von_neumann", "NVN", "verify_certificate", lambda X, y, G, **kw: reference.nvn(G, 0.05, **kw), _infeasible_2),
+    "nvn-certificate": ("von_neumann", "NVN", "verify_certificate", lambda X, y, G, **kw: reference.nvn(G, 0.05, **kw), _infeasible_random_labels),
     "snkp": ("smoothed", "SNKP", "verify_separator_gram", lambda X, y, G, **kw: reference.snkp(G, **kw), _feasible),
     "snkpvn": (
         "smoothed",
@@ -255,7 +257,7 @@ _REFUSED = {
         "SNKPVN",
         "verify_certificate",
         lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 0.05, **kw),
-        _infeasible_2,
+        _infeasible_random_labels,
     ),
 }
 

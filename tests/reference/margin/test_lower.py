@@ -244,7 +244,7 @@ def test_lower_bound_covers_the_rounding_of_a_cancelling_quadratic_form_in_float
     """alpha = (1, t, t), t = 2^13 (1 - x): K alpha = (1, -d t, -d t) has no cancellation in any row,
     but alpha^T K alpha = 1 - 2^-26 t^2 = 2x - x^2 (~k 2^-33) cancels: fl(t (K alpha)_2) ~ -1/2 is off
     by up to 2^-54, up to 2^-21 / k of Q.  Only the g |alpha| . |fl(K alpha)| part of eQ covers that; without it
-    (mutant _lower_53: eQ = 2 (|a| . e - g |a| . |fl(K a)|), which is ~0 when no row cancels) the
+    (eQ = 2 (|a| . e - g |a| . |fl(K a)|), which is ~0 when no row cancels) the
     negative bound N_lo / sqrt(fl(Q) - eQ) is above the exact quotient for every x here (fl(Q) > Q)."""
     check_gram(_K_INDEFINITE, unit_diagonal=False, psd=True)  # an accepted input
     for k in range(1, 9):
@@ -293,8 +293,8 @@ def test_lower_bound_covers_underflowing_products_of_the_quadratic_form():
 def test_lower_bound_covers_a_square_that_underflows_in_the_quadratic_form():
     """K = diag(2^-1060, 1), alpha = (1/2, 0.7 2^-537): alpha_2^2 = 0.49 2^-1074 rounds to 0, so
     fl(||alpha||_K^2) = 2^-1062 is below the exact 2^-1062 + 0.49 2^-1074; only the absolute
-    allowance 4 (n + 1) eta of the quadratic form covers it (found for _lower_57, which subtracts it:
-    a lower bound 0.3 % above the exact quotient)."""
+    allowance 4 (n + 1) eta of the quadratic form covers it (subtracting it instead gives a lower bound
+    0.3 % above the exact quotient)."""
     K, alpha = np.diag([2.0**-1060, 1.0]), np.array([0.5, 0.7 * 2.0**-537])
     lb = lower_bound(K, alpha)
     assert lb > 0 and _lower_holds(K, alpha, lb)

@@ -10,6 +10,7 @@ import pytest
 
 import reference as ref
 from theorems.validate.data import validate_on_data
+from theorems.instances.families import data_dir
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_contract_early_stop_and_count_invariant(heart):
 
 @pytest.mark.slow
 def test_a9a_subset_if_present():
-    path = Path("/work/shared/data/a9a/a9a.gz")
+    path = (data_dir() or Path("no-data-dir")) / "a9a" / "a9a.gz"  # $MARGINS_DATA or ../shared/data
     if not path.is_file():
         pytest.skip("a9a not present")
     X, y = ref.load_libsvm(path)
