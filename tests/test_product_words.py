@@ -122,7 +122,8 @@ def scan(root: Path = REPO, files: Optional[Iterable[str]] = None, patterns=None
 
 
 def test_repository_speaks_of_the_product_only():
-    hits = scan()
+    # every tracked file but this one, whose pattern list and planted examples are the words themselves
+    hits = [h for h in scan() if not h.startswith("tests/test_product_words.py")]
     assert not hits, f"{len(hits)} lines speak of how the work was organised or of this machine:\n" + "\n".join(hits)
 
 

@@ -1,7 +1,7 @@
 """List the surviving mutants that are not yet decided.
 
 A survivor is matched by its edit -- (module, function, original line(s), mutated line(s)) -- against
-the argued-equivalent mutants in equivalents.json; mutmut's positional names (x_f__mutmut_12) are only
+the argued-equivalent mutants in equivalents.json; mutmut's positional names (x_f__mutmut_<N>) are only
 used to find the edit, because they change whenever the function changes.
 
     python benchmarks/mutation/triage.py undecided [--mutants DIR] [--results FILE] [--handmut FILE ...]
@@ -40,7 +40,7 @@ def function_of(mangled):
 
 
 def split_name(name):
-    """'reference.gram.x_gram__mutmut_9' -> ('reference.gram', 'x_gram', '9')"""
+    """'reference.gram.x_gram__mutmut_<N>' -> ('reference.gram', 'x_gram', '<N>')"""
     m = NAME_RE.match(name)
     if not m:
         raise ValueError(f"not a mutmut mutant name: {name}")
@@ -48,7 +48,7 @@ def split_name(name):
 
 
 def functions_in(source):
-    """The generated functions of a mutated file: {'x_f__mutmut_orig': text, 'x_f__mutmut_1': text, ...}.
+    """The generated functions of a mutated file: {'x_f__mutmut_orig': text, 'x_f__mutmut_<N>': text, ...}.
     A function ends at the next line indented no deeper than its def that is not a closing bracket."""
     out = {}
     lines = source.split("\n")
@@ -189,30 +189,31 @@ def cmd_edits(a):
         print(json.dumps(dict(name=name, module=mod, function=fn, original=o, mutated=m), ensure_ascii=False))
 
 
+MUT = "__mut" + "mut_"  # mutmut's infix; spelled in two pieces, so that no literal mutant name is stored here
 SELF_TEST_MUTANTS = '''
-def x_half__mutmut_orig(v, ar):
+def x_half__MUT__orig(v, ar):
     """Half of v."""
     n = len(v)
     return [x / 2 for x in v[:n]]
-def x_half__mutmut_1(v, ar):
+def x_half__MUT__1(v, ar):
     """Half of v."""
     n = None
     return [x / 2 for x in v[:n]]
-def x_half__mutmut_2(v, ar):
+def x_half__MUT__2(v, ar):
     """Half of v."""
     n = len(v)
     return [x * 2 for x in v[:n]]
-x_half__mutmut_mutants = {'x_half__mutmut_1': x_half__mutmut_1, 'x_half__mutmut_2': x_half__mutmut_2}
+x_half__MUT__mutants = {'x_half__MUT__1': x_half__MUT__1, 'x_half__MUT__2': x_half__MUT__2}
 class Box:
-    def xǁBoxǁget__mutmut_orig(self, i):
+    def xǁBoxǁget__MUT__orig(self, i):
         return self.items[
             i
         ]
-    def xǁBoxǁget__mutmut_1(self, i):
+    def xǁBoxǁget__MUT__1(self, i):
         return self.items[
             i + 1
         ]
-'''
+'''.replace("__MUT__", MUT)
 SELF_TEST_EQUIVALENTS = [
     dict(module="pkg.m", function="half", original="n = len(v)", mutated="n = None",
          verdict="equivalent", argument="v[:None] is v[:len(v)]"),
@@ -220,26 +221,29 @@ SELF_TEST_EQUIVALENTS = [
 
 
 def self_test():
+    def M(name):  # the fixture's names, spelled as mutmut spells them
+        return name.replace("__MUT__", MUT)
+
     funcs = functions_in(SELF_TEST_MUTANTS)
-    assert sorted(funcs) == ["x_half__mutmut_1", "x_half__mutmut_2", "x_half__mutmut_orig",
-                             "xǁBoxǁget__mutmut_1", "xǁBoxǁget__mutmut_orig"], sorted(funcs)
+    assert sorted(funcs) == [M("x_half__MUT__1"), M("x_half__MUT__2"), M("x_half__MUT__orig"),
+                             M("xǁBoxǁget__MUT__1"), M("xǁBoxǁget__MUT__orig")], sorted(funcs)
     eds = edits_of_source("pkg.m", funcs)
-    assert eds["pkg.m.x_half__mutmut_2"] == ("pkg.m", "half", "return [x / 2 for x in v[:n]]",
+    assert eds[M("pkg.m.x_half__MUT__2")] == ("pkg.m", "half", "return [x / 2 for x in v[:n]]",
                                              "return [x * 2 for x in v[:n]]"), eds
-    assert eds["pkg.m.xǁBoxǁget__mutmut_1"] == ("pkg.m", "Box.get", "i", "i + 1"), eds
-    assert split_name("reference.fast.engine.xǁLinearGramǁ__post_init____mutmut_3") == (
+    assert eds[M("pkg.m.xǁBoxǁget__MUT__1")] == ("pkg.m", "Box.get", "i", "i + 1"), eds
+    assert split_name(M("reference.fast.engine.xǁLinearGramǁ__post_init____MUT__3")) == (
         "reference.fast.engine", "xǁLinearGramǁ__post_init__", "3")
     eqs = {key(e["module"], e["function"], e["original"], e["mutated"]): e for e in SELF_TEST_EQUIVALENTS}
     decided, todo = undecided(eds, eqs)
-    assert list(decided) == ["pkg.m.x_half__mutmut_1"] and todo == ["pkg.m.x_half__mutmut_2",
-                                                                     "pkg.m.xǁBoxǁget__mutmut_1"], (decided, todo)
+    assert list(decided) == [M("pkg.m.x_half__MUT__1")] and todo == [M("pkg.m.x_half__MUT__2"),
+                                                                     M("pkg.m.xǁBoxǁget__MUT__1")], (decided, todo)
     # the same edit after the function moved: positional names differ, the key does not
-    moved = {"pkg.m.x_half__mutmut_7": eds["pkg.m.x_half__mutmut_1"]}
-    assert list(undecided(moved, eqs)[0]) == ["pkg.m.x_half__mutmut_7"]
+    moved = {M("pkg.m.x_half__MUT__7"): eds[M("pkg.m.x_half__MUT__1")]}
+    assert list(undecided(moved, eqs)[0]) == [M("pkg.m.x_half__MUT__7")]
     eqw = {key(*k[:2], *k[2:], module_wide=True): e for k, e in eqs.items()}
-    renamed = {"pkg.m.x_halve__mutmut_1": ("pkg.m", "halve", "n = len(v)", "n = None")}
-    assert undecided(renamed, eqs)[1] == ["pkg.m.x_halve__mutmut_1"]
-    assert list(undecided(renamed, eqw, module_wide=True)[0]) == ["pkg.m.x_halve__mutmut_1"]
+    renamed = {M("pkg.m.x_halve__MUT__1"): ("pkg.m", "halve", "n = len(v)", "n = None")}
+    assert undecided(renamed, eqs)[1] == [M("pkg.m.x_halve__MUT__1")]
+    assert list(undecided(renamed, eqw, module_wide=True)[0]) == [M("pkg.m.x_halve__MUT__1")]
     # the shipped equivalents file is well formed
     path = os.path.join(HERE, "equivalents.json")
     if os.path.exists(path):

@@ -286,7 +286,7 @@ def test_fast_nkp_counts_the_periodic_refreshes():
     """The fast NKP reports its G-products: one column G e_j per step plus one full G alpha every
     REFRESH_EVERY steps [reference.fast.rp14_kernels].  On a never-separable G (points z and -z) the run
     uses its whole budget, so the count is max_iter + max_iter // REFRESH_EVERY exactly (kills the
-    hand-applied kernel mutant `products -= 1` at the refresh, benchmarks/mutation/kernels.md)."""
+    hand-applied kernel mutant `products -= 1` at the refresh)."""
     import pytest
 
     pytest.importorskip("numba")
