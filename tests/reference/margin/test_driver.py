@@ -1550,13 +1550,30 @@ def test_exact_recheck_of_the_min_norm_point_includes_n_equal_to_exact_max_n(mon
     assert verify_margin_exact(m, K) == ""
 
 
-def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early():
-    """With a Wolfe budget of one cycle, p is the affine minimizer of two points (||p||_K / 1^T p ~ 7e4
-    exactly); the best facet's -delta + allowance is ~ +1e-8 >= 0, a bound with no witness.  upper
-    must stay the witnessed ||p||_K / 1^T p (upper_bound(K, p)), above m(K) >= 1/||n||, and the answer
-    re-checks exactly.  Mutants: the facet bound taken when ``value - allowance < 0`` or ``value +
-    allowance < 1``: upper = 9.5e-9, below ||p||_K / 1^T p (verify_margin_exact refutes it)."""
+def _facet_reported_at(b):
+    """margin()'s facet search wrapped to report offset ``b`` for the best facet of _k4's points,
+    with its normal turned away (-a: min_i <-a, z_i> is far below 0, so the facet's alpha-form
+    lower bound is negative).  The real best facet has b ~ 1e-17 whose sign is round-off (the
+    BLAS's order of summation: -2.3e-18 or +7.2e-17), and when b > 0 its normal certifies
+    feasible=True; the report fixes both, so only the facet upper bound is left to decide."""
+    real = M._enumerate_facets
+
+    def report(Zs, r, tol_side, chunk=8192):
+        _, a, T = real(Zs, r, tol_side, chunk)
+        return b, -a, T
+
+    return report
+
+
+def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early(monkeypatch):
+    """With a Wolfe budget of one cycle, p is the affine minimizer of two points (||p||_K / 1^T p ~ 7e4,
+    min(K p) < 0 by far); the best facet reported at b = -2^-60 (<= 0: the origin in the hull up to
+    round-off), whose -delta + allowance = (2^-45 - 2^-60) scale > 0 is a bound with no witness.
+    upper must stay the witnessed ||p||_K / 1^T p (upper_bound(K, p)), above m(K) >= 1/||n||, and
+    the answer re-checks exactly.  Mutants: the facet bound taken when ``value - allowance < 0`` or
+    ``value + allowance < 1``: upper = 9.5e-9, below ||p||_K / 1^T p (verify_margin_exact refutes it)."""
     K, n2 = _k4()
+    monkeypatch.setattr(M, "_enumerate_facets", _facet_reported_at(-(2.0**-60)))
     m = M.margin(K, max_iter=1)
     assert m.feasible is None and m.upper == M.upper_bound(K, m.p)
     up = _q_2(m.upper)
@@ -1565,21 +1582,17 @@ def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early():
 
 
 def test_a_facet_bound_of_exactly_zero_is_not_taken(monkeypatch):
-    """The facet search wrapped to report b = -64 n u for its best facet: then value = b scale and the
-    allowance 64 n u scale are the same rounded product, value + allowance = 0 exactly -- not negative,
-    so not taken (a facet bound >= 0 has no witness): upper stays ||p||_K / 1^T p > 0 and the answer
-    re-checks exactly.  Mutant: ``value + allowance <= 0`` takes upper = 0 and feasible=False, which
-    verify_margin_exact refutes (p^T K p > 0 exactly)."""
+    """The best facet reported at b = -64 n u: then value = b scale and the allowance 64 n u scale
+    are the same rounded product, value + allowance = 0 exactly -- not negative, so not taken (a
+    facet bound >= 0 has no witness): upper stays ||p||_K / 1^T p > 0 and the answer re-checks
+    exactly.  (One Wolfe cycle: p is far from separating, so the exact re-check of K p > 0 does not
+    end the run before the facets, as it may for the full min-norm point, whose min(K p) ~ -1e-6
+    has the sign of its round-off.)  Mutant: ``value + allowance <= 0`` takes upper = 0 and
+    feasible=False, which verify_margin_exact refutes (p^T K p > 0 exactly)."""
     K, _ = _k4()
     n = K.shape[0]
-    real = M._enumerate_facets
-
-    def at_minus_allowance(Zs, r, tol_side, chunk=8192):
-        b, a, T = real(Zs, r, tol_side, chunk)
-        return -64 * n * u, a, T
-
-    monkeypatch.setattr(M, "_enumerate_facets", at_minus_allowance)
-    m = M.margin(K)
+    monkeypatch.setattr(M, "_enumerate_facets", _facet_reported_at(-64 * n * u))
+    m = M.margin(K, max_iter=1)
     assert m.upper > 0 and m.upper == M.upper_bound(K, m.p) and m.feasible is None
     assert verify_margin_exact(m, K) == ""
 
