@@ -3,6 +3,8 @@ an infeasible and a kernel instance; divergences are located and explained (near
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -68,13 +70,22 @@ def test_float64_agrees_with_50_digits(algorithm, case):
 
 @pytest.mark.parametrize("algorithm", ["nkp", "normalized_perceptron"])
 def test_near_tie_is_located_and_explained(algorithm):
-    """The regular simplex (0 at the centroid): G alpha has exactly tied minima, which float64
-    breaks one way and mpmath the other -- a near-tie, not a failure."""
+    """The regular simplex (0 at the centroid): along the exact run the two smallest entries of
+    G alpha (Z w) tie again and again -- in 31 of NKP's 41 traced states, 11 of the Normalized
+    Perceptron's -- and mpmath breaks each tie by the smallest index while float64 breaks it by
+    the round-off of its summation order.  Which tie float64 breaks the other way first depends on
+    the BLAS kernel and the SIMD width (iteration 2, 6, 7 or 10 are seen), so the test pins the
+    explanation, not the iteration: the runs part at a different chosen index j, and crosscheck
+    names a decision within round-off at that step or the one before, with the iterates identical
+    up to round-off until then."""
     inst = planted_infeasible("simplex", 3, 0)
     c = crosscheck(algorithm, inst, 50, max_iter=40)
-    assert not c.agree and c.near_tie, str(c)
-    assert c.first_divergence == 7, str(c)
-    assert c.reason.startswith("near-tie at iteration 6: argmin"), c.reason
+    assert not c.agree and c.near_tie and c.first_divergence is not None, str(c)
+    decision = r"(argmin_i (\(G alpha\)_i|y_i w\.x_i): two smallest differ by |min_i \(G alpha\)_i ~ 0 |y_i w\.x_i ~ 0 )"
+    found = re.match(rf"near-tie at iteration (\d+): {decision}.* \(runs differ from trace index (\d+): j: ", c.reason)
+    assert found, c.reason
+    k, first = int(found.group(1)), int(found.groups()[-1])
+    assert first == c.first_divergence and k in (first - 1, first), c.reason
     assert c.max_iterate_error <= 1e-15  # identical up to the divergence
 
 

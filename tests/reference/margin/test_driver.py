@@ -164,7 +164,17 @@ _TINY_K = np.array([[1.0, -1.0 + _TINY], [-1.0 + _TINY, 1.0]])
 _Z4 = np.array([[0.3, 0.1], [-0.2, 0.35], [-0.15, -0.4], [0.7, -0.05]])
 
 
-_K4 = gram_of(_Z4)
+# K = Z Z^T of _Z4 with its entries written out (rounded as a fused multiply-add rounds them): Z @ Z.T
+# itself follows the BLAS kernel, and without FMA its rounding is a different, positive definite K.
+# This K has a negative exact determinant, and the exact value of max_p min_i (K p)_i over the
+# simplex is 4.2e-18 > 0: K as stored is separated by some p, far below what a float min-norm
+# point resolves -- whether Wolfe's p happens to be such a p is round-off.
+_K4 = np.array([
+    [0.09999999999999999, -0.024999999999999998, -0.085, 0.205],
+    [-0.024999999999999998, 0.1625, -0.11, -0.15749999999999997],
+    [-0.085, -0.11, 0.18250000000000002, -0.08499999999999999],
+    [0.205, -0.15749999999999997, -0.08499999999999999, 0.49249999999999994],
+])
 
 
 def _delta_max(Z):
@@ -1197,20 +1207,41 @@ def test_exact_max_n_is_the_largest_n_rechecked_exactly(monkeypatch):
     assert m.feasible is None and m.upper > 0
 
 
+_SEPARATED_AS_STORED = (
+    "feasible: K as stored is separated by its min-norm point p* (K p* > 0 in exact rational arithmetic, "
+    "below the round-off allowance of float evaluation)"
+)
+
+
+def _separated_as_stored(m, K) -> bool:
+    """margin() found a min-norm point that separates K as stored exactly (a verified claim, below
+    float round-off: ||p*||_K^2 <= 64 n u max K_ii)."""
+    if m.feasible is not True:
+        return False
+    assert m.method.startswith(_SEPARATED_AS_STORED) and 0 < m.lower <= m.upper
+    assert Fraction(rational(m.upper)) ** 2 <= 64 * K.shape[0] * Fraction(u) * Fraction(float(np.max(np.diag(K))))
+    assert verify_margin_exact(m, K) == ""
+    return True
+
+
 def test_rounded_gram_is_undecided_as_stored_and_infeasible_in_span():
+    """K as stored is undecided (never called infeasible: its exact rank is 4 > 2) unless Wolfe's
+    p happens to separate it exactly (see _K4); in the span K_2 the origin is inside the hull."""
     delta = _delta_max(_Z4)
     m = margin(_K4)  # K as stored
-    assert m.feasible is None and m.upper > 0 and m.lower <= -delta + 1e-9
-    assert m.value == pytest.approx(-delta, abs=1e-9)
-    assert m.method.startswith(
-        "undecided for K as stored: K is within round-off of a matrix of rank 2 whose hull holds the origin "
-        "(value = -delta_max^rel of that matrix, from all C(4, 2) = 6 point subsets [RP14 Theorem 3, E-A3]), "
-        "but K itself has exact rank > 2"
-    )
-    assert m.method.endswith(
-        "; ||p*||_K^2 is below the round-off tolerance 64 n u max_i K_ii of Wolfe's algorithm, so the sign "
-        "of the margin is not decided (a margin that small may be positive)"
-    )
+    assert m.feasible is not False and verify_margin_exact(m, _K4) == ""
+    if not _separated_as_stored(m, _K4):
+        assert m.feasible is None and m.upper > 0 and m.lower <= -delta + 1e-9
+        assert m.value == pytest.approx(-delta, abs=1e-9)
+        assert m.method.startswith(
+            "undecided for K as stored: K is within round-off of a matrix of rank 2 whose hull holds the origin "
+            "(value = -delta_max^rel of that matrix, from all C(4, 2) = 6 point subsets [RP14 Theorem 3, E-A3]), "
+            "but K itself has exact rank > 2"
+        )
+        assert m.method.endswith(
+            "; ||p*||_K^2 is below the round-off tolerance 64 n u max_i K_ii of Wolfe's algorithm, so the sign "
+            "of the margin is not decided (a margin that small may be positive)"
+        )
     s = margin(_K4, of="span")  # K_2: the data
     assert s.feasible is False and s.of == "span"
     assert s.lower <= -delta + 1e-9 and s.upper == pytest.approx(-delta, abs=1e-9) and s.upper < 0
@@ -1220,11 +1251,14 @@ def test_rounded_gram_is_undecided_as_stored_and_infeasible_in_span():
 
 def test_rounded_gram_with_local_search_simplex_certificate_only_in_span():
     """max_subsets=1: no complete enumeration.  As stored, nothing certifies the sign (undecided);
-    in the span, Wolfe's 3 support points hold the origin strictly inside their simplex: upper = 0."""
+    in the span, Wolfe's 3 support points hold the origin strictly inside their simplex: upper = 0.
+    (As stored, Wolfe's p may also separate K exactly -- round-off, see _K4: then feasible=True.)"""
     m = margin(_K4, max_subsets=1)
-    assert m.feasible is None and m.upper > 0
-    assert m.method.startswith("undecided: C(4, 2) = 6 subsets exceed max_subsets=1; ")
-    assert "simplex" not in m.method
+    assert m.feasible is not False and verify_margin_exact(m, _K4) == ""
+    if not _separated_as_stored(m, _K4):
+        assert m.feasible is None and m.upper > 0
+        assert m.method.startswith("undecided: C(4, 2) = 6 subsets exceed max_subsets=1; ")
+        assert "simplex" not in m.method
     s = margin(_K4, max_subsets=1, of="span")
     assert s.feasible is False and s.upper == 0 and s.lower <= -_delta_max(_Z4) + 1e-9
     assert s.method == (
@@ -1550,13 +1584,30 @@ def test_exact_recheck_of_the_min_norm_point_includes_n_equal_to_exact_max_n(mon
     assert verify_margin_exact(m, K) == ""
 
 
-def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early():
-    """With a Wolfe budget of one cycle, p is the affine minimizer of two points (||p||_K / 1^T p ~ 7e4
-    exactly); the best facet's -delta + allowance is ~ +1e-8 >= 0, a bound with no witness.  upper
-    must stay the witnessed ||p||_K / 1^T p (upper_bound(K, p)), above m(K) >= 1/||n||, and the answer
-    re-checks exactly.  Mutants: the facet bound taken when ``value - allowance < 0`` or ``value +
-    allowance < 1``: upper = 9.5e-9, below ||p||_K / 1^T p (verify_margin_exact refutes it)."""
+def _facet_reported_at(b):
+    """margin()'s facet search wrapped to report offset ``b`` for the best facet of _k4's points,
+    with its normal turned away (-a: min_i <-a, z_i> is far below 0, so the facet's alpha-form
+    lower bound is negative).  The real best facet has b ~ 1e-17 whose sign is round-off (the
+    BLAS's order of summation: -2.3e-18 or +7.2e-17), and when b > 0 its normal certifies
+    feasible=True; the report fixes both, so only the facet upper bound is left to decide."""
+    real = M._enumerate_facets
+
+    def report(Zs, r, tol_side, chunk=8192):
+        _, a, T = real(Zs, r, tol_side, chunk)
+        return b, -a, T
+
+    return report
+
+
+def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early(monkeypatch):
+    """With a Wolfe budget of one cycle, p is the affine minimizer of two points (||p||_K / 1^T p ~ 7e4,
+    min(K p) < 0 by far); the best facet reported at b = -2^-60 (<= 0: the origin in the hull up to
+    round-off), whose -delta + allowance = (2^-45 - 2^-60) scale > 0 is a bound with no witness.
+    upper must stay the witnessed ||p||_K / 1^T p (upper_bound(K, p)), above m(K) >= 1/||n||, and
+    the answer re-checks exactly.  Mutants: the facet bound taken when ``value - allowance < 0`` or
+    ``value + allowance < 1``: upper = 9.5e-9, below ||p||_K / 1^T p (verify_margin_exact refutes it)."""
     K, n2 = _k4()
+    monkeypatch.setattr(M, "_enumerate_facets", _facet_reported_at(-(2.0**-60)))
     m = M.margin(K, max_iter=1)
     assert m.feasible is None and m.upper == M.upper_bound(K, m.p)
     up = _q_2(m.upper)
@@ -1565,21 +1616,17 @@ def test_a_nonnegative_facet_bound_is_not_taken_when_wolfe_stops_early():
 
 
 def test_a_facet_bound_of_exactly_zero_is_not_taken(monkeypatch):
-    """The facet search wrapped to report b = -64 n u for its best facet: then value = b scale and the
-    allowance 64 n u scale are the same rounded product, value + allowance = 0 exactly -- not negative,
-    so not taken (a facet bound >= 0 has no witness): upper stays ||p||_K / 1^T p > 0 and the answer
-    re-checks exactly.  Mutant: ``value + allowance <= 0`` takes upper = 0 and feasible=False, which
-    verify_margin_exact refutes (p^T K p > 0 exactly)."""
+    """The best facet reported at b = -64 n u: then value = b scale and the allowance 64 n u scale
+    are the same rounded product, value + allowance = 0 exactly -- not negative, so not taken (a
+    facet bound >= 0 has no witness): upper stays ||p||_K / 1^T p > 0 and the answer re-checks
+    exactly.  (One Wolfe cycle: p is far from separating, so the exact re-check of K p > 0 does not
+    end the run before the facets, as it may for the full min-norm point, whose min(K p) ~ -1e-6
+    has the sign of its round-off.)  Mutant: ``value + allowance <= 0`` takes upper = 0 and
+    feasible=False, which verify_margin_exact refutes (p^T K p > 0 exactly)."""
     K, _ = _k4()
     n = K.shape[0]
-    real = M._enumerate_facets
-
-    def at_minus_allowance(Zs, r, tol_side, chunk=8192):
-        b, a, T = real(Zs, r, tol_side, chunk)
-        return -64 * n * u, a, T
-
-    monkeypatch.setattr(M, "_enumerate_facets", at_minus_allowance)
-    m = M.margin(K)
+    monkeypatch.setattr(M, "_enumerate_facets", _facet_reported_at(-64 * n * u))
+    m = M.margin(K, max_iter=1)
     assert m.upper > 0 and m.upper == M.upper_bound(K, m.p) and m.feasible is None
     assert verify_margin_exact(m, K) == ""
 
