@@ -859,6 +859,15 @@ def check_lemma6(inst: Instance, *, certify: Callable = None, **_) -> Optional[V
             sum(p[i] * Z[i][k] for i in range(len(Z))) == 0 for k in range(len(Z[0])))
     float_feasible = inst.margin_G.feasible
     agree = float_feasible is None or bool(float_feasible) == alt1
+    if not agree:
+        # G is X's Gram matrix *rounded* (by the BLAS at hand), and so can fall on the other side
+        # of Gordan's alternative when X's is decided by a margin below that rounding (points of a
+        # lower-dimensional subspace, separated by ~1e-17 on one machine's X and not on another's).
+        # margin's claim is about G as stored: it agrees when it holds there exactly, the interval
+        # on the side of 0 that its verdict says (upper <= 0 for infeasible, lower > 0 for feasible).
+        m = inst.margin_G
+        side = m.lower > 0 if float_feasible else m.upper <= 0
+        agree = bool(side) and reference.verify_margin_exact(m, inst.G) == ""
     return _verdict("RP14.lemma6", exactly_one and agree, int(alt1) + int(alt2), 1, inst, sl=math.nan,
                     exact="separator w" if alt1 else "witness p", float_margin_feasible=float_feasible,
                     certificate=[str(v) for v in (out.get("w") or out.get("p") or [])][:12])
