@@ -186,6 +186,12 @@ def test_saved_cases_replay(path):
     that beat its printed statement still beats it."""
     doc = bounds.load_case(path)
     row = bounds.replay_case(doc)
+    if row.get("status") == "n/a" and "zero_margin" in doc.get("flags", ()):
+        # an instance whose exact margin is 0: the sign of the computed margin of its rounded G is
+        # round-off (another BLAS kernel rounds G otherwise), and a target that needs rho_K < 0
+        # does not apply there -- the one other outcome a zero-margin case may have
+        assert row["ratio"] != row["ratio"]  # NaN: no ratio claimed
+        return
     assert row["ratio"] == pytest.approx(doc["ratio"], rel=1e-6, abs=1e-9)
     assert bounds.beaten(row) == doc["beaten"]
 
