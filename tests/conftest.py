@@ -1,10 +1,15 @@
-"""Shared pytest configuration: hypothesis profiles.
+"""Shared pytest configuration: hypothesis profiles, the quality tier, the random order's seed.
 
 * ``ci``  (default): fixed example budget, derandomized, no deadline -- the same run every time.
 * ``dev``: more examples, random seeds, for local bug hunting (HYPOTHESIS_PROFILE=dev).
+
+The run's last lines name pytest-randomly's seed and the command that replays the order
+(``pytest -q`` prints no header, where pytest-randomly puts it).
 """
 
 import os
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +65,34 @@ def solve_path(monkeypatch):
     monkeypatch.setattr(np.linalg, "solve", counting_solve)
     monkeypatch.setattr(M, "_gauss_mp", counting_gauss)
     return calls
+
+
+def replay_command(config) -> str:
+    """The command line of this run with pytest-randomly's seed pinned (``--randomly-seed=N``):
+    the same tests in the same order.  The interpreter is named relative to the invocation
+    directory when it lies inside it (``.venv/bin/python``)."""
+    args, skip = [], False
+    for a in config.invocation_params.args:
+        if skip:
+            skip = False
+        elif a == "--randomly-seed":
+            skip = True
+        elif not a.startswith("--randomly-seed="):
+            args.append(a)
+    python = Path(sys.executable)
+    try:
+        python = python.relative_to(config.invocation_params.dir)
+    except ValueError:
+        pass
+    seed = config.getoption("randomly_seed")
+    return shlex.join([str(python), "-m", "pytest", *args, f"--randomly-seed={seed}"])
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line, at every verbosity: ``random order: --randomly-seed=N; replay: <command>``, or
+    ``random order: off`` when pytest-randomly is not active (``-p no:randomly``, not installed)."""
+    if not config.pluginmanager.hasplugin("randomly"):
+        terminalreporter.write_line("random order: off (file order)")
+        return
+    seed = config.getoption("randomly_seed")
+    terminalreporter.write_line(f"random order: --randomly-seed={seed}; replay: {replay_command(config)}")

@@ -100,14 +100,15 @@ def test_margins_commands_parse(page):
 
 
 def test_ci_runs_the_readme_commands():
-    """.ci/run runs the README's two quick-start commands, as written."""
+    """.ci/run runs the README's two quick-start commands, as written, before anything else."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     quick = [body.strip() for info, body, _ in _blocks(README) if info == "bash"][:2]
     assert len(quick) == 2
     install, tests = quick
-    assert tests in ci.splitlines()
     plain = ci.replace("--quiet ", "").replace("pip install --upgrade pip && ", "")  # CI's quieter pip, same commands
-    assert install in plain.splitlines()
+    commands = [ln for ln in plain.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert commands[:2] == ["set -euo pipefail", 'cd "$(dirname "$0")/.."'], commands[:2]
+    assert commands[2:4] == [install, tests], commands[2:4]
 
 
 # -- the pytest example for the public strategies -----------------------------------------------

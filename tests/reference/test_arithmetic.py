@@ -210,7 +210,9 @@ def test_mp_elementary_functions_keep_shape_and_take_scalars():
         assert MP.exp(mpmath.mpf(1)) == mpmath.e
         assert abs(MP.log(mpmath.mpf(8)) - 3 * mpmath.log(2)) < mpmath.mpf(10) ** -48
         assert MP.sqrt(mpmath.mpf(2)) == mpmath.sqrt(2)
-    assert F64.log(np.array([1.0, math.e])).tolist() == [0.0, 1.0]
+    # within numpy's documented accuracy, not correctly rounded: numpy 1.x's AVX-512 log gives
+    # log(e) = 1 - 2^-53
+    np.testing.assert_array_max_ulp(F64.log(np.array([1.0, math.e])), np.array([0.0, 1.0]), maxulp=4)
     assert F64.exp(0.0) == 1.0
 
 

@@ -62,8 +62,11 @@ def _isolated(database):
     be imported and would make the examples drawn for a seed depend on the process -- are not
     mixed into the draws (hypothesis' internal hook, left alone when absent)."""
     from hypothesis import configuration
-    from hypothesis.internal.conjecture import providers
 
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # older hypothesis (6.90) has no providers module, nor local constants to leave out
+        providers = None
     name = "__hypothesis_home_directory"
     old_home = getattr(configuration, name, None)
     old_local = getattr(providers, "_get_local_constants", None)

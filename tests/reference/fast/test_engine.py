@@ -549,15 +549,81 @@ def test_pt11_at_extreme_scales_runs_like_the_textbook(scale):
         np.testing.assert_allclose(fast.w, slow.w, rtol=RTOL, atol=0)
 
 
+# A fresh process runs both kernel modules' engines (RP14's nvn, PT11's pdm) from the install at
+# argv[1] and compares them with the textbook engine: same status, counter and message, iterates
+# within RTOL.  It first tries to write into the install and stops with WRITABLE if it can.
+FAST_RUN_SCRIPT = """
+import os, sys, numpy as np
+import reference
+assert reference.__file__.startswith(sys.argv[1]), reference.__file__
+try:
+    open(os.path.join(os.path.dirname(reference.__file__), "fast", "probe"), "w").close()
+    print("WRITABLE")
+    sys.exit(0)
+except OSError:
+    pass
+def same(a, b):
+    assert (a.status, a.iterations, a.message) == (b.status, b.iterations, b.message), (a, b)
+    assert (a.engine, b.engine) == ("textbook", "fast")
+    for name in ("w", "alpha", "p"):
+        va, vb = getattr(a, name), getattr(b, name)
+        assert (va is None) == (vb is None), name
+        assert va is None or np.allclose(va, vb, rtol=%r, atol=%r), (name, va, vb)
+G = np.array([[1.0, 0.5], [0.5, 1.0]])
+same(reference.nvn(G, 0.1), reference.nvn(G, 0.1, engine="fast"))
+X, y = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0]]), np.array([1, 1, -1])
+b = reference.pdm(X, y, 0.1, engine="fast")
+same(reference.pdm(X, y, 0.1), b)
+print("OK", b.status)
+""" % (RTOL, ATOL)
+
+
+def _make_read_only(root):
+    """chmod a-w on ``root`` and everything under it; returns the sorted list of its paths."""
+    import stat
+
+    for p in sorted(root.rglob("*"), reverse=True) + [root]:
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return sorted(str(p) for p in root.rglob("*"))
+
+
+def _make_writable(root):
+    import stat
+
+    for p in [root] + list(root.rglob("*")):
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode | stat.S_IWUSR)  # so that the tree can be removed
+
+
+def _fast_run_env(**extra):
+    """The environment without HOME, NUMBA_CACHE_DIR, XDG_CACHE_HOME (numba's user-wide cache
+    falls back to the password database's home), plus ``extra``."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "PYTHONPATH")}
+    env.update(extra)
+    return env
+
+
+def _check_fast_run(out, root, before):
+    if out.stdout.startswith("WRITABLE"):
+        pytest.skip("the install stayed writable (a file system without permission bits)")
+    assert out.returncode == 0 and out.stdout.startswith("OK"), out.stdout[-500:] + out.stderr[-2000:]
+    assert "no locator available" not in out.stderr
+    assert sorted(str(p) for p in root.rglob("*")) == before  # no cache file, no bytecode
+
+
 def test_kernels_run_where_no_cache_location_is_writable(tmp_path):
     """numba's cache=True refuses to compile at all when it finds no writable place for the cache
     ("RuntimeError: cannot cache function ...: no locator available"): a read-only install with no
     home directory could not run engine="fast".  In a fresh process on a read-only copy of the
     package, HOME and NUMBA_CACHE_DIR unset and the user cache directory read-only, both kernel
-    modules compile in memory, the runs agree with the textbook engine, and nothing is written."""
+    modules compile in memory, the runs agree with the textbook engine, and nothing is written.
+    (A wheel installed into a venv, run as an unprivileged user:
+    test_kernels_run_from_a_read_only_wheel_install_as_an_unprivileged_user, slow tier.)"""
     import os
     import shutil
-    import stat
     import subprocess
     import sys
     from pathlib import Path
@@ -565,29 +631,9 @@ def test_kernels_run_where_no_cache_location_is_writable(tmp_path):
     root = tmp_path / "install"
     shutil.copytree(Path(reference.__file__).parent, root / "reference", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "cache").mkdir()  # XDG_CACHE_HOME: numba's user-wide cache directory, read-only too
-    for p in sorted(root.rglob("*"), reverse=True) + [root]:
-        p.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP if p.is_dir() else stat.S_IRUSR | stat.S_IRGRP)
-    before = sorted(str(p) for p in root.rglob("*"))
-    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "NUMBA_CACHE_DIR")}
-    env.update(XDG_CACHE_HOME=str(root / "cache"), PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-c", """
-import os, sys, numpy as np
-import reference
-assert reference.__file__.startswith(sys.argv[1]), reference.__file__
-try:
-    open(os.path.join(sys.argv[1], "reference", "fast", "probe"), "w").close()
-    print("WRITABLE")
-    sys.exit(0)
-except OSError:
-    pass
-G = np.array([[1.0, 0.5], [0.5, 1.0]])
-a, b = reference.nvn(G, 0.1), reference.nvn(G, 0.1, engine="fast")
-assert (a.status, a.iterations) == (b.status, b.iterations), (a, b)
-X, y = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0]]), np.array([1, 1, -1])
-a, b = reference.pdm(X, y, 0.1), reference.pdm(X, y, 0.1, engine="fast")
-assert (a.status, a.iterations) == (b.status, b.iterations), (a, b)
-print("OK", b.status)
-""", str(root)]
+    before = _make_read_only(root)
+    env = _fast_run_env(XDG_CACHE_HOME=str(root / "cache"), PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+    cmd = [sys.executable, "-c", FAST_RUN_SCRIPT, str(root)]
     if os.geteuid() == 0:  # root writes through permission bits: run without CAP_DAC_OVERRIDE
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: a read-only location cannot be made here")
@@ -595,13 +641,105 @@ print("OK", b.status)
     try:
         out = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, timeout=600)
     finally:
-        for p in [root] + list(root.rglob("*")):
-            p.chmod(p.stat().st_mode | stat.S_IWUSR)  # so that tmp_path can be removed
-    if out.stdout.startswith("WRITABLE"):
-        pytest.skip("the copy stayed writable (a file system without permission bits)")
-    assert out.returncode == 0 and out.stdout.startswith("OK"), out.stderr[-2000:]
-    assert "no locator available" not in out.stderr
-    assert sorted(str(p) for p in root.rglob("*")) == before  # no cache file, no bytecode
+        _make_writable(root)
+    _check_fast_run(out, root, before)
+
+
+def _unprivileged(python, env):
+    """The command prefix that runs as user ``nobody`` when this process is root (setpriv, else
+    runuser); [] when not root.  Skips when neither can run ``python`` as nobody."""
+    import os
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        return []
+    tried = []
+    for prefix in (["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"], ["runuser", "-u", "nobody", "--"]):
+        if shutil.which(prefix[0]) is None:
+            tried.append(f"{prefix[0]}: not found")
+            continue
+        probe = subprocess.run([*prefix, python, "-c", "import os, numpy, numba; print(os.geteuid())"], env=env,
+                               capture_output=True, text=True, timeout=120, cwd="/")  # fmt: skip
+        if probe.returncode == 0 and probe.stdout.strip() not in ("", "0"):
+            return prefix
+        tried.append(f"{prefix[0]}: {(probe.stderr or probe.stdout).strip()[-300:]}")
+    pytest.skip("running as root, and user nobody cannot run this interpreter with numba: " + "; ".join(tried))
+
+
+@pytest.mark.slow  # about 40 s: a wheel build, a venv, two processes compiling the kernels
+def test_kernels_run_from_a_read_only_wheel_install_as_an_unprivileged_user(tmp_path):
+    """The project as users install it: a wheel (``pip wheel . --no-deps``), installed
+    non-editable into a fresh venv that sees this environment's numpy and numba, the venv made
+    read-only, run with HOME and NUMBA_CACHE_DIR unset, as user nobody when the tests run as root.
+    Two such processes start at once (both compile the kernels in memory): both agree with the
+    textbook engine, and nothing is written into the install."""
+    import importlib.util
+    import os
+    import shutil
+    import site
+    import subprocess
+    import sys
+    import sysconfig
+    import tempfile
+    from pathlib import Path
+
+    pytest.importorskip("numba")
+    project = Path(reference.__file__).resolve().parents[1]
+    src = tmp_path / "src"  # the build writes build/ and *.egg-info beside the sources: not into the checkout
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(project / name, src / name)
+    for package in ("reference", "theorems", "proofs_check"):
+        shutil.copytree(project / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
+    setuptools = importlib.util.find_spec("setuptools")
+    isolation = []  # build with this environment's setuptools when it is new enough (offline)
+    if setuptools is not None:
+        import setuptools as st
+
+        if int(st.__version__.split(".")[0]) >= 77:
+            isolation = ["--no-build-isolation"]
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", *isolation, "-w", str(wheels)],
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    if build.returncode != 0 and not isolation and "No matching distribution found for setuptools" in build.stdout + build.stderr:
+        pytest.skip("no setuptools>=77 here and no index to fetch it from: the wheel cannot be built")
+    assert build.returncode == 0, build.stdout[-1000:] + build.stderr[-2000:]
+    (wheel,) = wheels.glob("perceptron_margins-*.whl")
+
+    # Outside tmp_path: pytest's base temporary directory is private to this user (mode 0700).
+    base = Path(tempfile.mkdtemp(prefix="margins-wheel-"))
+    try:
+        base.chmod(0o755)
+        venv = base / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+        python = str(venv / "bin" / "python")
+        purelib = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                      capture_output=True, text=True, check=True).stdout.strip())  # fmt: skip
+        # numpy and numba from this environment (a venv's --system-site-packages would give the base
+        # interpreter's, not this venv's): its site directories, after the new venv's own.
+        outer = [p for p in dict.fromkeys([*site.getsitepackages(), sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
+                 if os.path.isdir(p)]  # fmt: skip
+        (purelib / "_outer_site.pth").write_text("".join(p + "\n" for p in outer))
+        install = subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", str(wheel)],
+                                 capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert install.returncode == 0, install.stdout[-1000:] + install.stderr[-2000:]
+        installed = purelib / "reference"
+        assert (installed / "fast" / "__init__.py").is_file()
+        before = _make_read_only(venv)
+        env = _fast_run_env()
+        prefix = _unprivileged(python, env)
+        cmd = [*prefix, python, "-c", FAST_RUN_SCRIPT, str(installed)]
+        runs = [subprocess.Popen(cmd, env=env, cwd="/", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = []
+        for p in runs:
+            stdout, stderr = p.communicate(timeout=600)
+            outs.append(subprocess.CompletedProcess(cmd, p.returncode, stdout, stderr))
+        for out in outs:
+            _check_fast_run(out, venv, before)
+    finally:
+        _make_writable(base)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.mark.parametrize("active_sets", [False, True], ids=["box", "active"])

@@ -262,13 +262,19 @@ def _q_2(x) -> Fraction:
 _Z42 = [[1901, 55907, 246804], [120322, 69347, 22872], [-102084, -97966, -195343], [-154112, 288563, -64179]]
 
 
+def _cross(a, b):
+    """a x b in exact integers (np.cross on object arrays raises on numpy 1.24: it writes the
+    products into an int64 buffer)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dtype=object)
+
+
 def _k4():
     Z = np.array(_Z42, dtype=float)
     K = Z @ Z.T
     Zq = [[Fraction(int(x)) for x in row] for row in _Z42]
     assert all(_q_2(K[i, j]) == sum(a * b for a, b in zip(Zq[i], Zq[j])) for i in range(4) for j in range(4))
     z1, z2, z3, z4 = (np.array(v, dtype=object) for v in _Z42)
-    nrm = np.cross(z2 - z1, z3 - z1)
+    nrm = _cross(z2 - z1, z3 - z1)
     assert [int(nrm @ z) for z in (z1, z2, z3)] == [1, 1, 1] and nrm @ z4 > 1  # m(K) >= 1 / ||n|| > 0
     return K, int(nrm @ nrm)
 
@@ -1054,7 +1060,7 @@ def test_origin_outside_a_facet_by_less_than_its_round_off():
     and feasible=False."""
     Z = [[1901, 55907, 246804], [120322, 69347, 22872], [-102084, -97966, -195343], [-154112, 288563, -64179]]
     z1, z2, z3, z4 = (np.array(v, dtype=object) for v in Z)
-    n = np.cross(z2 - z1, z3 - z1)
+    n = _cross(z2 - z1, z3 - z1)
     assert [int(n @ z) for z in (z1, z2, z3)] == [1, 1, 1] and n @ z4 > 1  # exact integers
     n2 = int(n @ n)  # ||n||^2: m >= 1 / ||n||
     K = _gram(Z)

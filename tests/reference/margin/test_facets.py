@@ -288,8 +288,9 @@ def test_local_search_reaches_the_enumerated_optimum():
     """Quality pin of the heuristic on instances small enough to enumerate: with one sampled
     subset, the smoothed ascent (tau_k = 0.1 * 0.98^k, cooling) and the walk never go past the
     best facet of the complete enumeration, and reach it on at least 5 of these 6 instances (all
-    6 on one machine, 5 with another BLAS kernel, whose rounding sends one walk elsewhere; a
-    heating schedule misses it on each of them)."""
+    6 on one machine; (20, 6, 0) ends on another, still supporting, facet with OpenBLAS's
+    Sandybridge kernel or numpy 1.x's AVX-512 exp, whose last bits the 300-step ascent amplifies;
+    a heating schedule misses the optimum on each of them)."""
     reached = []
     for n, r, seed in LOCAL_SEARCH_CASES:
         Zs = _centred(n, r, seed)
