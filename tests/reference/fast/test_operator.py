@@ -124,3 +124,34 @@ def test_linear_gram_operator_must_be_canonical():
     Z = sp.csr_matrix((np.r_[1.0, np.full(k, 2.0**-53)], np.zeros(k + 1, np.int64), np.array([0, k + 1])), shape=(1, 1))
     with pytest.raises(ValueError, match="canonical float64 CSR"):
         LinearGram(Z=Z)
+
+
+def test_linear_gram_operator_needs_float64_data_and_int64_index_arrays():
+    """Every requirement on Z holds on its own: a canonical, finite Z is still refused with int32
+    indices, with int32 indptr, with float32 data, in CSC, or with an infinite entry -- the message
+    says what is needed and how to build it."""
+    import scipy.sparse as sp
+
+    from reference.fast.operator import LinearGram, linear_gram
+
+    good = linear_gram(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1, -1])).Z
+    LinearGram(Z=good)  # accepted as built
+
+    def variant(**change):
+        Z = good.copy()
+        for name, value in change.items():
+            setattr(Z, name, value)
+        return Z
+
+    bad = {
+        "int32 indices": variant(indices=good.indices.astype(np.int32)),
+        "int32 indptr": variant(indptr=good.indptr.astype(np.int32)),
+        "float32 data": sp.csr_matrix(good, dtype=np.float32),
+        "CSC": good.tocsc(),
+        "an infinite entry": variant(data=np.where(np.arange(good.nnz) == 0, np.inf, good.data)),
+    }
+    message = "LinearGram needs Z in canonical float64 CSR with int64 indices; build it with linear_gram(X, y)"
+    for what, Z in bad.items():
+        with pytest.raises(ValueError) as err:
+            LinearGram(Z=Z)
+        assert str(err.value) == message, what
