@@ -1,16 +1,15 @@
 """The repository speaks of the product only.
 
-A tracked file may say what the code does and why, but not how the work on it was organised
-(numbered tickets, work sittings, mutation screens and their positional mutant names, worktrees,
-commits of a branch quoted as a tree) and not where it sat on one machine (absolute paths of the
-build host).  :func:`scan` lists every ``file:line`` that matches one of :data:`PATTERNS` (and every
-tracked file whose *name* matches); the first test asserts there is none, the second plants each
-kind of word in a temporary file and asserts the scanner reports it, while ordinary text passes (a
-verb "to review", "would round 1/3", "Round 2" of an algorithm, "proof helpers", Higham's
-``gamma_3``, ``tmp_path``).  A numbered round is not a pattern: here it is always an algorithm's.
+A tracked file may say what the code does and why, but not the history of how it was made (the
+kinds of words are the labels of :data:`PATTERNS`) and not where it sat on one machine (absolute
+paths of the build host).  :func:`scan` lists every ``file:line`` that matches a pattern (and every
+tracked file whose *name* matches); the first test asserts there is none, in every tracked file this
+one included; the second plants each kind of word in a temporary file and asserts the scanner
+reports it, while ordinary text passes (a verb "to review", "would round 1/3", "Round 2" of an
+algorithm, "proof helpers", Higham's ``gamma_3``, ``tmp_path``).  A numbered round is not a
+pattern: here it is always an algorithm's.
 
-The patterns are built from pieces, so this file is scanned like every other one and does not
-flag itself.
+The words are built from pieces, so this file is scanned like every other one.
 """
 
 from __future__ import annotations
@@ -24,26 +23,27 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-_ISSUE = "iss" + "ue"
-_SESSION = "sess" + "ion"
-_CENSUS = "cen" + "sus"
-_CAMPAIGN = "camp" + "aign"
-_REVIEW = "rev" + "iew"
-_HELPER = "hel" + "per"
-_MUTMUT = "mut" + "mut"
-_WT = "w" + "t"
+# pieces of the words the patterns look for (whole, they would be flagged here too)
+_T = "iss" + "ue"
+_S = "sess" + "ion"
+_SC = "cen" + "sus"
+_C = "camp" + "aign"
+_R = "rev" + "iew"
+_H = "hel" + "per"
+_M = "mut" + "mut"
+_W = "w" + "t"
 
-#: (name, regex) -- matched case-insensitively, line by line.
+#: (kind, regex) -- matched case-insensitively, line by line.
 PATTERNS = [
-    ("ticket number", rf"(?<![a-z]){_ISSUE}s? ?#?\d"),
-    ("work sitting", rf"(?<![a-z]){_SESSION}s?[ _-]?\d"),
-    ("work sitting", rf"\b(?:this|that|the|earlier|previous|next|last) {_SESSION}\b|\b{_SESSION} tooling\b"),
-    ("mutation screen", rf"(?:re)?{_CENSUS}"),
-    ("campaign", _CAMPAIGN),
-    ("numbered review", rf"(?<![a-z]){_REVIEW}[ _-]?\d"),
-    ("named helper", rf"\b{_HELPER} kill\w*|\b(?:the other|that) {_HELPER}\b"),
-    ("mutant id", rf"_{_MUTMUT}_\d"),
-    ("worktree", rf"\b{_WT}-[a-z][\w-]*|\b{_WT}\d+\b"),
+    ("numbered ticket", rf"(?<![a-z]){_T}s? ?#?\d"),
+    ("numbered meeting", rf"(?<![a-z]){_S}s?[ _-]?\d"),
+    ("numbered meeting", rf"\b(?:this|that|the|earlier|previous|next|last) {_S}\b|\b{_S} tooling\b"),
+    ("mutation screen", rf"(?:re)?{_SC}"),
+    ("drive", _C),
+    ("numbered round of comments", rf"(?<![a-z]){_R}[ _-]?\d"),
+    ("named assistant", rf"\b{_H} kill\w*|\b(?:the other|that) {_H}\b"),
+    ("mutant id", rf"_{_M}_\d"),
+    ("checkout name", rf"\b{_W}-[a-z][\w-]*|\b{_W}\d+\b"),
     ("commit of a branch", r"\bmain [0-9a-f]{7,40}\b"),
     ("machine path", r"(?<![\w.~-])/(?:wo" r"rk|tm" r"p|ro" r"ot)\b"),
 ]
@@ -62,8 +62,8 @@ def _product_functions(root: Path) -> List[str]:
 
 
 class _MutantPosition:
-    """A positional mutant name is a function name and a number (``certified_lower_71``) or its
-    abbreviation after a comma (``_lower_53``).  Single-word names followed by a number are
+    """A positional mutant name is a function name and a number (``<function>_<N>``, as mutmut
+    numbers a function's mutants) or its abbreviation after a comma (``_<word>_<N>``).  Single-word names followed by a number are
     ordinary subscripts (Higham's ``gamma_3``, ``rho_2``): only names of two or more words, or
     written with a leading underscore, count.  ``search`` as for a compiled pattern."""
 
@@ -122,27 +122,26 @@ def scan(root: Path = REPO, files: Optional[Iterable[str]] = None, patterns=None
 
 
 def test_repository_speaks_of_the_product_only():
-    # every tracked file but this one, whose pattern list and planted examples are the words themselves
-    hits = [h for h in scan() if not h.startswith("tests/test_product_words.py")]
+    hits = scan()
     assert not hits, f"{len(hits)} lines speak of how the work was organised or of this machine:\n" + "\n".join(hits)
 
 
 PLANTED = [
-    f"# see {_ISSUE} 11, item 7",
-    f"(found in {_SESSION} 7b)",
-    f"verdicts in {_SESSION}-8",
-    f"the {_SESSION} found two bugs",
-    f"screened by the full re{_CENSUS}8 of margin.py",
-    f"the {_CAMPAIGN} of mutation tests",
-    f"as {_REVIEW}9 asked",
-    f"left to the other {_HELPER}",
-    f"{_HELPER} killM",
-    f"reference.data.x_load__{_MUTMUT}_140",
-    "kills certified_lower_71, _76",
-    "(mutant _lower_53: eQ = 0)",
-    f"tree {_WT}78",
-    f"worktree {_WT}-words-paths",
-    "screen of main ee6882a",
+    f"# see {_T} 11, item 7",
+    f"(found in {_S} 7b)",
+    f"verdicts in {_S}-8",
+    f"the {_S} found two bugs",
+    f"screened by the full re{_SC}8 of margin.py",
+    f"the {_C} of mutation tests",
+    f"as {_R}9 asked",
+    f"left to the other {_H}",
+    f"{_H} killM",
+    f"reference.data.x_load__{_M}_140",
+    "kills certified_lower" "_71, _76",
+    "(mutant _lower" "_53: eQ = 0)",
+    f"tree {_W}78",
+    f"checkout {_W}-abc",
+    "screen of main " "ee6882a",
     "python x.py --data-dir /wo" "rk/shared/data",
     "--out /tm" "p/bench/cases/a.json",
     "/ro" "ot/.cache",
@@ -169,15 +168,15 @@ def test_scanner_reports_planted_words(tmp_path):
         "def certified_lower():\n    pass\n\n\ndef _lower():\n    pass\n", encoding="utf-8")
     (tmp_path / "planted.md").write_text("\n".join(PLANTED) + "\n", encoding="utf-8")
     (tmp_path / "clean.md").write_text("\n".join(CLEAN) + "\n", encoding="utf-8")
-    (tmp_path / "binary.bin").write_bytes(b"\0\1" + f"{_ISSUE} 11".encode())
-    name = f"notes_{_SESSION}9.md"
+    (tmp_path / "binary.bin").write_bytes(b"\0\1" + f"{_T} 11".encode())
+    name = f"notes_{_S}9.md"
     (tmp_path / name).write_text("nothing here\n", encoding="utf-8")
     files = ["reference/data_margin.py", "planted.md", "clean.md", "binary.bin", name, "absent.txt"]
     hits = scan(tmp_path, files)
     lines = {int(h.split(":")[1]) for h in hits if h.startswith("planted.md:")}
     assert lines == set(range(1, len(PLANTED) + 1)), (sorted(lines), hits)
     assert not [h for h in hits if h.startswith(("clean.md", "binary.bin", "reference/"))], hits
-    assert f"{name}: [work sitting] (file name)" in hits
+    assert f"{name}: [numbered meeting] (file name)" in hits
 
 
 def test_scanner_flags_a_planted_word_in_a_copy_of_a_tracked_file(tmp_path):
@@ -186,6 +185,6 @@ def test_scanner_flags_a_planted_word_in_a_copy_of_a_tracked_file(tmp_path):
     (tmp_path / "reference").mkdir()
     (tmp_path / rel).write_text(text, encoding="utf-8")
     assert scan(tmp_path, [rel]) == []
-    (tmp_path / rel).write_text(text + f"# [{_ISSUE} 11]\n", encoding="utf-8")
+    (tmp_path / rel).write_text(text + f"# [{_T} 11]\n", encoding="utf-8")
     n = len(text.splitlines()) + 1
-    assert scan(tmp_path, [rel]) == [f"{rel}:{n}: [ticket number] # [{_ISSUE} 11]"]
+    assert scan(tmp_path, [rel]) == [f"{rel}:{n}: [numbered ticket] # [{_T} 11]"]
