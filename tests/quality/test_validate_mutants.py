@@ -215,7 +215,7 @@ def test_text_report_lists_every_failing_case_with_counts():
 
 @pytest.mark.slow
 def test_hanging_pdm_rejected_within_a_minute_at_the_default_timeout():
-    """The issue's case: a PDM that ignores max_iter and forgets the bias was rejected after 380 s
+    """The case: a PDM that ignores max_iter and forgets the bias was rejected after 380 s
     (a 20 s timeout per case, then shrinking); now the first timeout ends the run."""
     from tests.support.mutants import pt11 as mpt
 
@@ -272,7 +272,7 @@ def test_zoo_partial_answers_file_rejected(capsys):
 
 
 def test_real_data_tier_linear_sonar(tmp_path):
-    """The issue's real-data case: linear sonar (rho_K ~ 3.6e-5; the reference separates at
+    """The real-data case: linear sonar (rho_K ~ 3.6e-5; the reference separates at
     k = 47,149).  As a case with a budget that reaches it (``make_case(..., cap=60_000)``, then
     ``--cases DIR``) the max-shift softmax SNKP fails (NaN) and the reference conforms."""
     from theorems.instances import families

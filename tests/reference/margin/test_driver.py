@@ -800,7 +800,7 @@ def test_origin_on_an_edge_margin_zero():
 
 
 def test_one_point_subnormal_matches_sqrt_exactly():
-    """The issue's reproducer: m([[1e-310]]) = sqrt(1e-310); lower was 1.0000000000000224e-155 > it."""
+    """The case: m([[1e-310]]) = sqrt(1e-310); lower was 1.0000000000000224e-155 > it."""
     K = np.array([[1e-310]])
     m = margin(K)
     T = Fraction(1e-310)

@@ -175,7 +175,7 @@ def _rank(K):
     return Z.shape[1]
 
 
-def _spy_hyperplanes_2(monkeypatch):
+def _record_hyperplanes(monkeypatch):
     """Record every block of subsets _local_search hands to _hyperplanes, with the real results."""
     calls = []
     real = M._hyperplanes
@@ -483,15 +483,9 @@ def test_local_search_last_capped_round_tries_the_documented_number_of_nearest_p
     Z = rng.standard_normal((nu, r))
     Z -= Z.mean(axis=0)  # the origin is inside the hull: every facet supports it
     Zs = Z / np.max(np.linalg.norm(Z, axis=1))
-    sizes = []
-    real = M._hyperplanes
-
-    def spy(Zs, subsets, tol_side):
-        sizes.append(len(subsets))
-        return real(Zs, subsets, tol_side)
-
-    monkeypatch.setattr(M, "_hyperplanes", spy)
+    calls = _record_hyperplanes(monkeypatch)
     M._local_search(Zs, r, 1e-10, 1368, np.random.default_rng(0))
+    sizes = [len(subsets) for subsets, _ in calls]
     cap = int(5e7 / (r**3 + nu * r))
     assert cap == 7802
     # _hyperplanes gets each round in blocks of `chunk` subsets: a block shorter than that ends a round
@@ -660,22 +654,15 @@ def test_enumerate_facets_blocks_and_ties_do_not_depend_on_the_chunk(monkeypatch
         best = M._enumerate_facets(Zs, 2, 1e-10, chunk=chunk)
         assert best[0] == float(np.max(b)) and list(best[2]) == list(first), (chunk, best)
 
-    sizes = []
-    real = M._hyperplanes
-
-    def spy(Zs, subsets, tol_side):
-        sizes.append(len(subsets))
-        return real(Zs, subsets, tol_side)
-
-    monkeypatch.setattr(M, "_hyperplanes", spy)
+    calls = _record_hyperplanes(monkeypatch)
     rng = np.random.default_rng(3)
     Z = rng.standard_normal((40, 3))
     Z -= Z.mean(axis=0)
     M._enumerate_facets(Z / np.max(np.linalg.norm(Z, axis=1)), 3, 1e-10)
-    assert sizes == [8192, 9880 - 8192]
-    sizes.clear()
+    assert [len(subsets) for subsets, _ in calls] == [8192, 9880 - 8192]
+    calls.clear()
     M._enumerate_facets(Z / np.max(np.linalg.norm(Z, axis=1)), 3, 1e-10, chunk=4000)
-    assert sizes == [4000, 4000, 1880]
+    assert [len(subsets) for subsets, _ in calls] == [4000, 4000, 1880]
 
 
 @pytest.mark.parametrize("budget", [1374, 1375])
@@ -693,7 +680,7 @@ def test_local_search_walk_spends_exactly_its_budget(monkeypatch, budget):
     Zs = _centred_3(nu, r, seed=7)
     cap, chunk = int(5e7 / (r**3 + nu * r)), int(4e6 // (r * (r + 1) + nu))
     assert (cap, chunk) == (7802, 1247)
-    calls = _spy_hyperplanes_2(monkeypatch)
+    calls = _record_hyperplanes(monkeypatch)
     b, a, T = M._local_search(Zs, r, 1e-10, budget, np.random.default_rng(0))
     sizes = [len(s) for s, _ in calls]
     assert sum(sizes) <= cap
@@ -729,7 +716,7 @@ def test_local_search_sample_is_a_quarter_of_the_cap_at_most(monkeypatch):
     ascent adds 32 subsets of the r most active points (sorted); nothing beyond the cap."""
     nu, r = 40, 30
     Zs = _centred_3(nu, r, seed=1)
-    calls = _spy_hyperplanes_2(monkeypatch)
+    calls = _record_hyperplanes(monkeypatch)
     M._local_search(Zs, r, 1e-10, 1000, np.random.default_rng(0))
     sizes = [len(s) for s, _ in calls]
     assert sizes[:2] == [500, 32] and sum(sizes) <= 2000
@@ -745,7 +732,7 @@ def test_local_search_ascent_ends_on_edges_of_a_polygon(monkeypatch):
     k = 12
     t = 2 * np.pi * np.arange(k) / k
     Zs = np.c_[np.cos(t), np.sin(t)]
-    calls = _spy_hyperplanes_2(monkeypatch)
+    calls = _record_hyperplanes(monkeypatch)
     M._local_search(Zs, 2, 1e-10, 1, np.random.default_rng(0))
     asc = calls[1][0]
     assert asc.shape == (32, 2)
