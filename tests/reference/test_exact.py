@@ -102,8 +102,8 @@ DROP_RHO = "drop rho=: w has no bias coordinate, the run had none"
 PASS_DATA = "pass the data it ran on"
 
 
-def _exact_operator_norm2(Z, p):
-    """||Z^T p||^2 in Fractions, computed here from the stored entries (independent of reference.exact)."""
+def _exact_transpose(Z, v):
+    """{j: (Z^T v)_j} in Fractions, from the stored entries of Z (independent of reference.exact)."""
     from fractions import Fraction
 
     Z = Z.tocsr()
@@ -111,19 +111,23 @@ def _exact_operator_norm2(Z, p):
     for i in range(Z.shape[0]):
         for t in range(Z.indptr[i], Z.indptr[i + 1]):
             j = int(Z.indices[t])
-            w[j] = w.get(j, Fraction(0)) + Fraction(float(Z.data[t])) * Fraction(float(p[i]))
+            w[j] = w.get(j, Fraction(0)) + Fraction(float(Z.data[t])) * Fraction(float(v[i]))
+    return Z, w
+
+
+def _exact_operator_norm2(Z, p):
+    """||Z^T p||^2 in Fractions."""
+    from fractions import Fraction
+
+    _, w = _exact_transpose(Z, p)
     return sum((v * v for v in w.values()), Fraction(0))
 
 
 def _exact_operator_matvec(Z, a):
+    """(Z (Z^T a))_i in Fractions."""
     from fractions import Fraction
 
-    Z = Z.tocsr()
-    w = {}
-    for i in range(Z.shape[0]):
-        for t in range(Z.indptr[i], Z.indptr[i + 1]):
-            j = int(Z.indices[t])
-            w[j] = w.get(j, Fraction(0)) + Fraction(float(Z.data[t])) * Fraction(float(a[i]))
+    Z, w = _exact_transpose(Z, a)
     return [
         sum((Fraction(float(Z.data[t])) * w[int(Z.indices[t])] for t in range(Z.indptr[i], Z.indptr[i + 1])), Fraction(0))
         for i in range(Z.shape[0])
