@@ -6,7 +6,7 @@ or a layer breach.  Relative imports are resolved; ``from pkg import name`` is a
 submodule ``pkg.name`` when that is a module, else to ``pkg`` itself; a package's ``__init__`` is
 the module ``pkg``.  Only edges between modules of the three packages are kept.
 
-The rules (``docs/development.md``, "Layers"):
+The rules (``docs/development.md``, "Layout"):
 
 * no import cycle anywhere;
 * ``reference`` imports neither ``theorems`` nor ``proofs_check`` (the algorithms do not know
