@@ -19,8 +19,8 @@ from sympy import E
 from sympy import Rational as Q
 from sympy import exp, floor, log, sqrt
 
-from . import (bad, combine, identity, interval_positive, is_zero, nonneg, ok, register,
-               search_negative, sign_of)
+from .steps import (bad, combine, identity, interval_positive, is_zero, nonneg, ok, register,
+                    search_negative, sign_of)
 
 P = "PT11"
 

@@ -11,7 +11,7 @@ import sympy as sp
 from sympy import Rational as Q
 from sympy import exp, log, sqrt
 
-from . import bad, combine, identity, nonneg, ok, register, search_negative, sign_of
+from .steps import bad, combine, identity, nonneg, ok, register, search_negative, sign_of
 
 P = "RP14"
 

@@ -25,6 +25,7 @@ import reference
 from reference.arithmetic import scale_rows_pow2
 from reference.algorithms import SPECS
 
+from .cli_common import Progress, add_max_bytes, positive_int
 from .registry import REGISTRY
 from .text import fields, fmt, json_text, table
 
@@ -57,17 +58,6 @@ def _load(path: str, n_features: Optional[int] = None, max_bytes=reference.data.
     return reference.load_libsvm(path, n_features=n_features, max_bytes=max_bytes)
 
 
-def _max_bytes(text: str) -> Optional[int]:
-    """argparse type of ``--max-bytes``: a positive integer, or ``none`` for no cap."""
-    return None if text.lower() == "none" else _positive_int(text)
-
-
-def _add_max_bytes(parser) -> None:
-    parser.add_argument("--max-bytes", type=_max_bytes, default=reference.data.MAX_LIBSVM_BYTES, metavar="N",
-                        help=f"most bytes of text a LIBSVM file may hold, a .gz counted inflated (default "
-                             f"{reference.data.MAX_LIBSVM_BYTES} = 1 GiB; 'none': no cap)")
-
-
 def _load_data(args):
     """The data of ``--data`` with ``--n-features``, ``--max-bytes``, ``--limit`` and ``--drop-zero-rows`` applied."""
     X, y = _load(args.data, getattr(args, "n_features", None), getattr(args, "max_bytes", reference.data.MAX_LIBSVM_BYTES))
@@ -95,27 +85,6 @@ def _budget_keywords(args) -> dict:
     if args.max_iter is not None:
         kw["max_iter"] = args.max_iter
     return kw
-
-
-class _Progress:
-    """PT11 progress on stderr: after ``after`` seconds, then every ``every`` seconds: updates t,
-    epochs, and ||a_t||/t (an upper bound on gamma_d, PT11 eq. (4))."""
-
-    def __init__(self, name: str, after: float = 3.0, every: float = 5.0, stream=None):
-        self.name, self.after, self.every = name, after, every
-        self.stream = stream if stream is not None else sys.stderr
-        self.t0 = time.perf_counter()
-        self.next = self.t0 + after
-
-    def __call__(self, state) -> None:
-        now = time.perf_counter()
-        if now < self.next:
-            return
-        self.next = now + self.every
-        t = int(state.t)
-        ratio = (max(float(state.ell), 0.0) ** 0.5) / t if t else float("nan")
-        print(f"[{self.name} {now - self.t0:7.1f} s] updates t = {t}, epochs = {state.epoch}, ||a_t||/t = {ratio:.6g}",
-              file=self.stream, flush=True)
 
 
 #: What the statuses mean, printed by ``margins run`` under the result.
@@ -178,7 +147,7 @@ def cmd_run(args) -> int:
         kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
                   active_sets=args.active_sets, multiple_updates=args.multiple_updates)
         if not args.json and not args.quiet and args.engine == "textbook":  # (the compiled engine reports nothing mid-run)
-            kw["progress"] = _Progress(name)
+            kw["progress"] = Progress(name)
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
             flag = "--beta" if name == "pfm" else "--epsilon"
@@ -336,17 +305,6 @@ def cmd_check(args) -> int:
 # -- entry point ------------------------------------------------------------------------------------
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (``--limit 0`` / ``-1`` would silently mean 'all' / 'all but one')."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with the house's one-line errors (exit 2): the message names the argument, and
     ``--help`` has the usage, which is not printed first.  Every subcommand's parser is of this
@@ -365,9 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one algorithm on a LIBSVM or .npz file")
     r.add_argument("algorithm", choices=reference.ALGORITHMS)
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    r.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
+    r.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")
     r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
-    _add_max_bytes(r)
+    add_max_bytes(r)
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
     r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
     r.add_argument("--degree", type=int, default=2)
@@ -395,8 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
-    _add_max_bytes(mg)
-    mg.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
+    add_max_bytes(mg)
+    mg.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
     mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
     mg.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5 (gamma_d of the 2-norm soft margin)")

@@ -256,16 +256,6 @@ def test_delta_past_float64_squares_is_one_line_naming_delta(libsvm, capsys):
     assert "certified: not computed: Delta=1e-200 is too small" in capsys.readouterr().out
 
 
-def test_progress_lines_on_stderr():
-    import io
-
-    buf = io.StringIO()
-    prog = cli._Progress("pdm", after=0.0, every=0.0, stream=buf)
-    ref.pdm(np.array([[1.0, 2.0], [-1.0, 0.5]]), [1, -1], 0.5, progress=prog)
-    lines = buf.getvalue().splitlines()
-    assert lines and all("updates t = " in l and "epochs = " in l and "||a_t||/t = " in l for l in lines)
-
-
 def test_run_and_margin_align_their_keys(libsvm, capsys):
     """`margins run pdm` printed keys right-aligned to 10 characters, so 'upper_bound' and
     'eps_schedule' pushed their colons out of line (new-user trial)."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import List
 
+from ..cli_common import Progress, add_max_bytes
+from ..text import json_text
 from .call import load_callable
 from .case import ALGORITHMS
 from .files import export_cases, validate_answers, validate_trace
 from .report import Report
 from .run import validate
-from ..text import json_text
 from .schema import read_json, SCHEMA_VERSION
 
 
@@ -39,9 +40,7 @@ def add_arguments(sub) -> None:
     g = v.add_argument_group("validation on a data set (PT11 algorithms; layers 1-2 with the certified margin)")
     g.add_argument("--data", default=None, help="LIBSVM file (.gz ok): run the implementation on the whole data set")
     g.add_argument("--n-features", type=int, default=None, help="number of features of the LIBSVM file")
-    from ..cli import _add_max_bytes
-
-    _add_max_bytes(g)
+    add_max_bytes(g)
     g.add_argument("--rho", type=lambda t: None if t.lower() == "none" else float(t), default=1.0,
                    help="augmentation (default 1.0; 'none' for no bias)")
     g.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5")
@@ -116,8 +115,6 @@ def _announce_data_run(args, impl, kwargs: dict, m: int) -> None:
 
     import reference
 
-    from ..cli import _Progress
-
     textbook = impl is getattr(reference, args.algorithm) and kwargs.get("engine", "textbook") == "textbook"
     accuracy = "beta" if args.algorithm == "pfm" else "epsilon"
     print(f"margins validate: certifying gamma_d of the {m} patterns, then calling {args.callable}(X, y, {accuracy}, "
@@ -126,7 +123,7 @@ def _announce_data_run(args, impl, kwargs: dict, m: int) -> None:
              "progress every 5 s" if textbook else ""),
           file=sys.stderr, flush=True)  # fmt: skip
     if textbook:
-        kwargs["progress"] = _Progress(args.algorithm)
+        kwargs["progress"] = Progress(args.algorithm)
 
 
 def cmd_export_cases(args) -> int:

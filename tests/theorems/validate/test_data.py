@@ -212,8 +212,9 @@ def test_cli_on_data_says_what_it_runs_and_reports_progress(tmp_path, capsys, mo
     with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
         shutil.copy(p, tmp_path / "heart.txt")
     data = str(tmp_path / "heart.txt")
-    printer = cli._Progress
-    monkeypatch.setattr(cli, "_Progress", lambda name: printer(name, after=0.0, every=0.0))  # every step
+    from theorems.cli_common import Progress
+
+    monkeypatch.setattr("theorems.validate.cli.Progress", lambda name: Progress(name, after=0.0, every=0.0))  # every step
     assert cli.main(["validate", "pdm", "reference:pdm", "--data", data, "--Delta", "1", "--epsilon", "0.1"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("margins validate: certifying gamma_d of the 270 patterns, then calling reference:pdm(")
