@@ -265,30 +265,52 @@ def cmd_margin(args) -> int:
 # -- check ------------------------------------------------------------------------------------------
 
 
+def _rank(v) -> float:
+    """A verdict's tightness for ordering (no ratio: last)."""
+    r, _why = v.tightness()
+    return r if r is not None and not math.isnan(r) else -math.inf
+
+
 def _worst_per_id(verdicts):
-    """For each id, the verdict that matters most: the first failing one, else the largest slack."""
+    """For each id, the verdict that matters most: the first failing one, else the tightest (largest
+    ratio of its sides; a row without a ratio only when no row has one)."""
     worst, count = {}, {}
     for v in verdicts:
         count[v.id] = count.get(v.id, 0) + 1
         w = worst.get(v.id)
         if w is None or (w.holds and not v.holds):
             worst[v.id] = v
-        elif w.holds == v.holds and w.holds and np.nan_to_num(float(v.slack), nan=-np.inf) > np.nan_to_num(float(w.slack), nan=-np.inf):
+        elif w.holds == v.holds and w.holds and _rank(v) > _rank(w):
             worst[v.id] = v
     return [(worst[i], count[i]) for i in sorted(worst)]
 
 
+#: What ``n/a`` in the tightness column stands for, by reason (the legend under ``margins check``).
+NO_RATIO = {
+    "dichotomy": "exactly one of two alternatives holds: no ratio",
+    "identity": "an equality: lhs and rhs are the two sides (or the error and its tolerance), no ratio",
+    "both sides within the allowance": "both sides are below the allowance, i.e. round-off: their ratio means nothing",
+}
+
+
 def _tightness(v) -> str:
-    """The Verdict's ratio lhs/rhs for the table, or why there is none (``n/a (dichotomy)``)."""
-    sl = float(v.slack)
-    return f"n/a ({REGISTRY[v.id].kind})" if math.isnan(sl) else fmt(sl)
+    """The Verdict's ratio of its two sides for the table, or why there is none (``n/a (dichotomy)``)."""
+    r, why = v.tightness()
+    return f"n/a ({why})" if r is None else fmt(r)
+
+
+def _allowance(v) -> str:
+    a = float(v.allowance)
+    return "0" if a == 0 else f"{a:.2g}"
 
 
 def _word(v) -> str:
-    """'holds' / 'FAILS'; a refuted statement (registry kind ``refuted``, e.g. RP14.lemma7.printed)
-    failing on an exactly decided instance is the expected outcome: 'FAILS (refuted, exact)'."""
+    """'holds' / 'FAILS'; a bound that holds only thanks to its allowance (lhs > rhs) says so:
+    'holds (within allowance)'; a refuted statement (registry kind ``refuted``, e.g.
+    RP14.lemma7.printed) failing on an exactly decided instance is the expected outcome: 'FAILS
+    (refuted, exact)'."""
     if v.holds:
-        return "holds"
+        return "holds (within allowance)" if v.within_allowance() else "holds"
     if REGISTRY[v.id].kind == "refuted":
         return "FAILS (refuted, exact)" if v.details.get("exact_failure") else "FAILS (refuted, float64)"
     return "FAILS"
@@ -315,16 +337,27 @@ def cmd_check(args) -> int:
     if args.json:
         print(json_text([v.as_dict() for v in verdicts]))
     else:
+        def cells(v):
+            return [v.statement_kind(), _word(v), fmt(v.lhs), fmt(v.rhs), _allowance(v), _tightness(v)]
+
         if args.all:
-            rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))] for v in verdicts]
-            print(table(["id", "holds", "lhs (observed)", "rhs (bound)", "tightness", "instance"], rows))
+            rows = [[v.id, *cells(v), str(v.details.get("instance", "")), v.clause] for v in verdicts]
+            print(table(["id", "kind", "holds", "lhs (observed)", "rhs (bound)", "allowance", "tightness",
+                         "instance", "clause"], rows))
         else:
-            rows = [[v.id, _word(v), str(c), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))]
+            rows = [[v.id, *cells(v)[:2], str(c), *cells(v)[2:], str(v.details.get("instance", "")), v.clause]
                     for v, c in _worst_per_id(verdicts)]
-            print(table(["id", "holds", "instances", "lhs (observed)", "rhs (bound)", "max tightness", "worst instance"], rows))
-        print("\ntightness = observed / bound (lhs / rhs, as each check defines it): <= 1 while the statement "
-              "holds, 1 = met with equality (the bound is attained), near 0 = far from tight.  n/a: a dichotomy "
-              "(exactly one of two alternatives holds) has no ratio.")
+            print(table(["id", "kind", "holds", "instances", "lhs (observed)", "rhs (bound)", "allowance",
+                         "max tightness", "worst instance", "clause"], rows))
+        reasons = sorted({why for v in verdicts for r, why in [v.tightness()] if r is None})
+        print("\nkind: bound (lhs <= rhs), identity (lhs = rhs), dichotomy (exactly one of two alternatives), "
+              "refuted (a bound known false).  allowance: how far lhs may exceed rhs and the verdict still hold "
+              "(round-off of the computation and the certified margin interval's width, as each check decides); "
+              "'holds (within allowance)' marks lhs > rhs.  tightness = lhs / rhs of the row's two sides (the "
+              "clause named, for a statement of several parts; 1 + (lhs - rhs)/|rhs| for a negative rhs in RP14's "
+              "checks): <= 1 while a bound holds, 1 = met with equality "
+              "(the bound is attained), near 0 = far from tight."
+              + "".join(f"  n/a ({why}): {NO_RATIO.get(why, why)}." for why in reasons))
         bad = sum(not v.holds for v in verdicts)
         ref_bad = sum(not v.holds for v in verdicts if v.id in refuted)
         print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing"

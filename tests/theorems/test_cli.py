@@ -392,3 +392,36 @@ def test_check_table_names_tightness_and_prints_no_nan(capsys):
     lemma1 = next(line for line in out.splitlines() if line.startswith("RP14.lemma1 "))
     assert "n/a (dichotomy)" in lemma1 and "nan" not in lemma1
     assert "1 = met with equality" in out  # the legend says which way is tight
+
+
+def test_check_rows_say_their_kind_and_print_the_allowance_they_hold_within(capsys):
+    """`margins check`: every row names what it states (kind); an identity or a dichotomy prints no
+    tightness; a bound whose lhs exceeds its rhs holds only 'within allowance', with the allowance
+    printed -- eq. (5) at equality, lhs ~9e-13 against rhs ~-2e-16, is such a row, and its two
+    round-off sides give no ratio."""
+    assert cli_main(["check", "PT11.eq5", "RP14.example", "RP14.lemma6", "--all"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    assert header[:3] == ["id", "kind", "holds"] and "allowance" in header
+    rows = [line for line in lines[2:] if line.startswith(("PT11.", "RP14."))]
+    example = next(r for r in rows if r.startswith("RP14.example "))
+    assert example.split()[1] == "identity" and "n/a (identity)" in example
+    assert all("dichotomy" in r and "n/a (dichotomy)" in r for r in rows if r.startswith("RP14.lemma6 "))
+    eq5 = next(r for r in rows if r.startswith("PT11.eq5 ") and "rp14_example" in r)
+    assert "holds (within allowance)" in eq5 and "n/a (both sides within the allowance)" in eq5, eq5
+    for r in rows:
+        lhs, rhs = _two_numbers(r)
+        if r.startswith("PT11.eq5 ") and lhs > rhs:
+            assert "holds (within allowance)" in r, r
+
+
+def _two_numbers(row):
+    """The lhs and rhs cells of a `margins check --all` row (the first two numeric cells)."""
+    cells = [c.strip() for c in row.split("  ") if c.strip()]
+    nums = []
+    for c in cells:
+        try:
+            nums.append(float(c))
+        except ValueError:
+            continue
+    return nums[0], nums[1]
