@@ -100,11 +100,19 @@ def _verdict(cid: str, holds: bool, lhs, rhs, inst: Instance, *, sl=None, iterat
                    kind=kind, allowance=tol, clause=clause)
 
 
+def _rank(sl: float, lhs: float, rhs: float, tol: Optional[float] = None) -> float:
+    """The slack for picking the tightest clause or iterate; a pair of sides both within the
+    allowance (two round-off values, whose ratio means nothing) ranks last."""
+    tol = _allowance(lhs, rhs) if tol is None else tol
+    return -math.inf if max(abs(float(lhs)), abs(float(rhs))) <= tol else float(sl)
+
+
 def _tightest(cands):
-    """The clause with the largest slack among ``(slack, lhs, rhs, clause)`` candidates (first on ties)."""
+    """The clause with the largest slack among ``(slack, lhs, rhs, clause)`` candidates (first on
+    ties; round-off pairs last, :func:`_rank`)."""
     best = None
     for c in cands:
-        if best is None or c[0] > best[0]:
+        if best is None or _rank(*c[:3]) > _rank(*best[:3]):
             best = c
     return best
 
@@ -772,12 +780,12 @@ def _along_trace(trace, sides):
     """Evaluate a per-iterate statement lhs <= rhs on every state of a trace.
 
     ``sides(state) -> (lhs, rhs, slack)``.  Returns ``((slack, lhs, rhs, k), bad)``: the iterate
-    with the largest slack, and the first iteration k where lhs <= rhs fails (None if none).
+    with the largest slack (round-off pairs last), and the first iteration k where lhs <= rhs fails (None if none).
     """
     worst, bad = None, None
     for s in trace:
         lhs, rhs, sl = sides(s)
-        if worst is None or sl > worst[0]:
+        if worst is None or _rank(sl, lhs, rhs) > _rank(*worst[:3]):
             worst = (sl, lhs, rhs, s.k)
         if bad is None and not _le(lhs, rhs):
             bad = s.k
@@ -1207,7 +1215,7 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
                      (slack(pn, math.sqrt(mu) * b7), pn, math.sqrt(mu) * b7, _allowance(pn, math.sqrt(mu) * (b7 + dtol)) + math.sqrt(mu) * dtol,
                       f"||p_k||_G <= sqrt(mu_k) (Lemma 7 bound) at k = {s.k}, q {label}")]
             for c in cands:
-                if worst is None or c[0] > worst[0]:
+                if worst is None or _rank(*c[:4]) > _rank(*worst[:4]):
                     worst = c
             if bad is None and not (_le(Lq, up) and _le(low, Lq) and _le(pn, math.sqrt(mu) * (b7 + dtol))):
                 bad = (label, s.k)
