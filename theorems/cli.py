@@ -396,43 +396,70 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="run every algorithm on a small built-in suite and print one table")
 
     r = sub.add_parser("run", help="run one algorithm on a LIBSVM or .npz file")
-    r.add_argument("algorithm", choices=reference.ALGORITHMS)
+    r.add_argument("algorithm", choices=reference.ALGORITHMS,
+                   help="the algorithm: RP14's perceptron (Alg. 1), normalized_perceptron (Alg. 2), nkp (Alg. 3), "
+                        "snkp (Alg. 4), nvn (Alg. 5), snkpvn (Alg. 6), isnkpvn (Alg. 7); PT11's pfm, pdm, pdm_succ")
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    r.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
-    r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    r.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="use only the first N points (N >= 1)")
+    r.add_argument("--n-features", type=int, default=None, metavar="N",
+                   help="number of features of a LIBSVM file (default: its largest index)")
     _add_max_bytes(r)
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
-    r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
-    r.add_argument("--degree", type=int, default=2)
-    r.add_argument("--c", type=float, default=1.0)
-    r.add_argument("--sigma", type=float, default=1.0)
-    r.add_argument("--epsilon", type=float, default=None)
-    r.add_argument("--delta", type=float, default=None)
-    r.add_argument("--gamma", type=float, default=2.0)
-    r.add_argument("--beta", type=float, default=None)
-    r.add_argument("--rho", type=float, default=None,
-                   help="bias by augmentation x -> [x, rho] (default: 1.0 for PT11, none for RP14)")
-    r.add_argument("--Delta", type=float, default=None, help="extended space (PT11 Sec. 5) for non-separable data")
+    r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"],
+                   help="the kernel K of RP14 Sec. 3 for the Gram algorithms (nkp, snkp, nvn, snkpvn, isnkpvn): "
+                        "linear a.b, polynomial (a.b + c)^degree, gaussian exp(-||a - b||^2/(2 sigma^2)) "
+                        "(default linear; the other algorithms are linear only)")
+    r.add_argument("--degree", type=int, default=2, metavar="D",
+                   help="degree of the polynomial kernel (a.b + c)^D, an integer >= 1 (default 2)")
+    r.add_argument("--c", type=float, default=1.0, metavar="C",
+                   help="constant c >= 0 of the polynomial kernel (a.b + c)^degree (default 1.0)")
+    r.add_argument("--sigma", type=float, default=1.0, metavar="SIGMA",
+                   help="width sigma > 0 of the gaussian kernel exp(-||a - b||^2/(2 sigma^2)) (default 1.0)")
+    r.add_argument("--epsilon", type=float, default=None, metavar="EPS",
+                   help=f"accuracy epsilon: RP14's epsilon of nvn and isnkpvn (stop with a certificate once "
+                        f"||p||_G < epsilon; default {DEFAULT_ACCURACY:g}); PT11's epsilon of pdm and pdm_succ "
+                        f"(margin >= (1 - epsilon) gamma_d on convergence; required, e.g. 0.01)")
+    r.add_argument("--delta", type=float, default=None, metavar="DELTA_RP14",
+                   help=f"RP14's delta of snkpvn (Alg. 6): stop with a certificate once ||p||_G < delta, q the "
+                        f"uniform point of the simplex (default {DEFAULT_ACCURACY:g}); not PT11's --Delta")
+    r.add_argument("--gamma", type=float, default=2.0, metavar="GAMMA",
+                   help="RP14's gamma > 1 of isnkpvn (Alg. 7): each outer loop divides the target delta_t by "
+                        "gamma (default 2.0)")
+    r.add_argument("--beta", type=float, default=None, metavar="BETA",
+                   help="PT11's fixed margin beta > 0 of pfm (update while a_t.y_k <= beta ||a_t||, eq. (7)); "
+                        "required for pfm, e.g. (1 - eps) times the certified gamma_d")
+    r.add_argument("--rho", type=float, default=None, metavar="RHO",
+                   help="bias by augmentation x -> [x, rho] (PT11's rho, eq. (1); default: 1.0 for PT11, no "
+                        "augmentation for RP14)")
+    r.add_argument("--Delta", type=float, default=None, metavar="DELTA_PT11",
+                   help="PT11's Delta (Sec. 5): run in the extended space y_k = [ybar_k, l_k Delta e_k], where "
+                        "every data set is separable (the 2-norm soft-margin constant; default: none, the plain "
+                        "patterns); not RP14's --delta")
     r.add_argument("--max-iter", type=int, default=None, help="budget on the paper's counter (default: the function's)")
-    r.add_argument("--max-epochs", type=int, default=None, help="PT11: budget on full passes (default: none)")
+    r.add_argument("--max-epochs", type=int, default=None, metavar="N", help="PT11: budget on full passes (default: none)")
     r.add_argument("--active-sets", action="store_true", help="PT11 Sec. 4 three-level active sets")
     r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
-    r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
+    r.add_argument("--precision", type=int, default=None, metavar="DIGITS",
+                   help="run in mpmath with this many decimal digits (default: float64)")
     r.add_argument("--engine", default="textbook", choices=["textbook", "fast"],
-                   help="fast: the compiled engine (needs numba: pip install 'perceptron-margins[fast]'); "
+                   help="textbook (default): the paper's code line by line; fast: the compiled engine (needs numba: pip install 'perceptron-margins[fast]'); "
                         "with the linear kernel the Gram algorithms use G = Z Z^T as an operator (no n x n matrix)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true",
+                   help="print the result as one JSON object (status, iterations, vectors, margins, info)")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
 
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
+    mg.add_argument("--n-features", type=int, default=None, metavar="N",
+                   help="number of features of a LIBSVM file (default: its largest index)")
     _add_max_bytes(mg)
-    mg.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
+    mg.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
-    mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
-    mg.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5 (gamma_d of the 2-norm soft margin)")
+    mg.add_argument("--rho", type=_optional_float, default=1.0, metavar="RHO", help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
+    mg.add_argument("--Delta", type=float, default=None, metavar="DELTA_PT11",
+                    help="PT11's Delta (Sec. 5): the margin gamma_d of the extended patterns [ybar_k, l_k Delta e_k] "
+                         "(the 2-norm soft margin; default: none, the plain patterns)")
     mg.add_argument("--normalize", action="store_true", help="RP14's normalized points (rho_2 = rho_K, linear kernel)")
     mg.add_argument("--json", action="store_true", help="print a JSON object (lower, upper, method, m, d, nnz, ...)")
 

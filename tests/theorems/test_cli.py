@@ -425,3 +425,41 @@ def _two_numbers(row):
         except ValueError:
             continue
     return nums[0], nums[1]
+
+
+def _subparsers():
+    import argparse
+
+    p = cli.build_parser()
+    return next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+# options of the validation harness's own parser (theorems/validate/cli.py) that have no help text
+# yet; the test pins exactly these, so a new option without help, or help written for one of them,
+# shows here
+_HELP_PENDING = {"validate": ["--json"], "export-cases": ["directory", "--algorithms"]}
+
+
+@pytest.mark.parametrize("command", sorted(_subparsers()))
+def test_every_option_of_every_subcommand_has_a_help_text(command):
+    """`margins COMMAND --help` explains every option and positional argument: a non-empty help
+    text (what it is, the paper's symbol, the default)."""
+    import argparse
+
+    missing = [a.option_strings[0] if a.option_strings else a.dest for a in _subparsers()[command]._actions
+               if not isinstance(a, argparse._HelpAction) and not (a.help or "").strip()]
+    assert missing == _HELP_PENDING.get(command, []), f"margins {command}: no help for {missing}"
+
+
+def test_run_help_tells_rp14_delta_from_pt11_Delta(capsys):
+    """--delta (RP14's delta of SNKPVN) and --Delta (PT11's Delta, the extended space) differ in
+    their metavars and each help names its paper and points to the other."""
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--delta DELTA_RP14" in out and "--Delta DELTA_PT11" in out
+    assert "RP14's delta of snkpvn" in out and "not PT11's --Delta" in out
+    assert "PT11's Delta (Sec. 5)" in out and "not RP14's --delta" in out
+    for flag in ("--epsilon EPS", "--gamma GAMMA", "--beta BETA", "--sigma SIGMA", "--degree D", "--c C"):
+        assert flag in out, flag
+    assert "(default 2.0)" in out and "default 0.001" in out  # gamma's, and epsilon / delta's
