@@ -463,3 +463,25 @@ def test_run_help_tells_rp14_delta_from_pt11_Delta(capsys):
     for flag in ("--epsilon EPS", "--gamma GAMMA", "--beta BETA", "--sigma SIGMA", "--degree D", "--c C"):
         assert flag in out, flag
     assert "(default 2.0)" in out and "default 0.001" in out  # gamma's, and epsilon / delta's
+
+
+def test_demo_names_the_margin_of_every_certified_interval(capsys):
+    """`margins demo` prints several certified margins for one instance (rho of the raw points for
+    the Perceptron, rho_2 of the unit-norm points, rho_K of the kernel Gram matrix, PT11's gamma_d):
+    every row's interval says which margin it is, and the legend under the table defines each one
+    shown."""
+    from theorems.demo import MARGINS
+
+    rows, _ok = run_demo()
+    expected = {"perceptron": "rho", "normalized_perceptron": "rho_2", "pfm": "gamma_d", "pdm": "gamma_d",
+                "pdm_succ": "gamma_d", "nkp": "rho_K", "snkp": "rho_K", "nvn": "rho_K", "snkpvn": "rho_K", "isnkpvn": "rho_K"}
+    for r in rows:
+        name, word, interval = r["certified margin"].split(" ", 2)
+        assert name == expected[r["algorithm"]] and word == "in" and interval.startswith("["), r
+    one = [r for r in rows if r["instance"] == "separable(n=40,d=3)"]
+    assert {r["certified margin"].split()[0] for r in one} == set(MARGINS)  # four margins, one instance
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "certified margin" in out.splitlines()[0]
+    for name in MARGINS:
+        assert any(line.strip().startswith(f"{name}: ") for line in out.splitlines()), name
