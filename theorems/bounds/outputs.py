@@ -22,7 +22,7 @@ from ..validate.case import _slug, make_case
 from ..validate.files import write_corpus
 from ..validate.schema import SCHEMA_VERSION
 from .search import _finite_ratio, beaten
-from .targets import _q_vector, get_target
+from .targets import SAME_STATEMENT, _q_vector, get_target
 from .tasks import evaluate_task
 
 CASE_KIND = "bounds-case"
@@ -142,7 +142,7 @@ def case_document(row: dict, command: str = "") -> dict:
     """A versioned, replayable case file for one evaluated row (the worst instance).
 
     The arguments are the row's (for ``lemma7*`` they hold the attaining q explicitly).  For the
-    ``lemma7*`` targets on float planar/spatial data the instance is first rationalized
+    ``lemma7*`` targets (and ``RP14.lemma7*``, evaluated as they are) on float planar/spatial data the instance is first rationalized
     (:func:`theorems.instances.families.rationalize`: every point moved by ~1e-9 to a rational unit
     vector, ``known["exact_X"]``) and re-evaluated, so that the case file -- and its replay --
     decide the statement in exact rational arithmetic."""
@@ -151,7 +151,7 @@ def case_document(row: dict, command: str = "") -> dict:
     inst = make_instance(task["spec"])
     if isinstance(row.get("args"), str):
         task = dict(task, args=json.loads(row["args"]))
-    if tgt.id in ("lemma7", "lemma7.printed") and "exact_X" not in inst.known and inst.kernel == "linear" and 2 <= inst.d <= 3:
+    if SAME_STATEMENT.get(tgt.id, tgt.id) in ("lemma7", "lemma7.printed") and "exact_X" not in inst.known and inst.kernel == "linear" and 2 <= inst.d <= 3:
         inst = rationalize(inst)
         known = {k: (list(v) if isinstance(v, tuple) else v) for k, v in inst.known.items()}
         task = dict(task, spec=explicit_spec(inst, known=known))

@@ -48,3 +48,19 @@ def test_summary_says_round_off_instead_of_a_ratio():
     assert "never ranked" in text
     md = summary_markdown([e])
     assert "n/a (round-off)" in md and "never ranked" in md
+
+
+def test_a_case_of_the_check_target_of_lemma7_is_as_exact_as_its_twins(tmp_path):
+    """The case file of RP14.lemma7.printed's worst row, like lemma7.printed's, holds a rationalized
+    instance (known["exact_X"]) and replays exactly."""
+    from theorems import bounds
+
+    spec = {"family": "circle", "n": 8, "seed": 0}
+    docs = {}
+    for tid in ("lemma7.printed", "RP14.lemma7.printed"):
+        task = {"target": tid, "spec": spec, "args": {}, "opts": {}, "phase": "sweep"}
+        row = dict(bounds.evaluate_task(task), _task=task)
+        docs[tid] = bounds.write_case(tmp_path / f"{tid}.json", row)
+    a, b = docs["lemma7.printed"], docs["RP14.lemma7.printed"]
+    assert "exact_X" in a["instance"]["known"] and a["instance"] == b["instance"] and a["ratio"] == b["ratio"]
+    assert bounds.replay_case(tmp_path / "RP14.lemma7.printed.json")["status"].startswith("exact:")
