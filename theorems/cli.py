@@ -403,9 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the algorithm: RP14's perceptron (Alg. 1), normalized_perceptron (Alg. 2), nkp (Alg. 3), "
                         "snkp (Alg. 4), nvn (Alg. 5), snkpvn (Alg. 6), isnkpvn (Alg. 7); PT11's pfm, pdm, pdm_succ")
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    r.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="use only the first N points (N >= 1)")
-    r.add_argument("--n-features", type=int, default=None, metavar="N",
-                   help="number of features of a LIBSVM file (default: its largest index)")
+    r.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
+    r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     _add_max_bytes(r)
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
     r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"],
@@ -454,10 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
     mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
-    mg.add_argument("--n-features", type=int, default=None, metavar="N",
-                   help="number of features of a LIBSVM file (default: its largest index)")
+    mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     _add_max_bytes(mg)
-    mg.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="use only the first N points (N >= 1)")
+    mg.add_argument("--limit", type=_positive_int, default=None, help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
     mg.add_argument("--rho", type=_optional_float, default=1.0, metavar="RHO", help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
     mg.add_argument("--Delta", type=float, default=None, metavar="DELTA_PT11",
