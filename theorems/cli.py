@@ -36,12 +36,15 @@ __all__ = ["main"]
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
+    from .demo import MARGINS, run_demo
 
     t0 = time.perf_counter()
     rows, ok = run_demo()
-    headers = ["algorithm", "instance", "status", "iterations", "paper bound", "margin [lower, upper]", "verified"]
+    headers = ["algorithm", "instance", "status", "iterations", "paper bound", "certified margin", "verified"]
     print(table(headers, [[r[h] for h in headers] for r in rows]))
+    shown = {r["certified margin"].split()[0] for r in rows}
+    print("\ncertified margin: which margin the interval [lower, upper] is, certified by reference.margin:")
+    print(fields([(k, v) for k, v in MARGINS.items() if k in shown]))
     print(f"\n{len(rows)} runs in {time.perf_counter() - t0:.1f} s; "
           + ("every claim verified." if ok else "SOME CLAIM FAILED VERIFICATION."))
     return 0 if ok else 1
@@ -234,30 +237,52 @@ def cmd_margin(args) -> int:
 # -- check ------------------------------------------------------------------------------------------
 
 
+def _rank(v) -> float:
+    """A verdict's tightness for ordering (no ratio: last)."""
+    r, _why = v.tightness()
+    return r if r is not None and not math.isnan(r) else -math.inf
+
+
 def _worst_per_id(verdicts):
-    """For each id, the verdict that matters most: the first failing one, else the largest slack."""
+    """For each id, the verdict that matters most: the first failing one, else the tightest (largest
+    ratio of its sides; a row without a ratio only when no row has one)."""
     worst, count = {}, {}
     for v in verdicts:
         count[v.id] = count.get(v.id, 0) + 1
         w = worst.get(v.id)
         if w is None or (w.holds and not v.holds):
             worst[v.id] = v
-        elif w.holds == v.holds and w.holds and np.nan_to_num(float(v.slack), nan=-np.inf) > np.nan_to_num(float(w.slack), nan=-np.inf):
+        elif w.holds == v.holds and w.holds and _rank(v) > _rank(w):
             worst[v.id] = v
     return [(worst[i], count[i]) for i in sorted(worst)]
 
 
+#: What ``n/a`` in the tightness column stands for, by reason (the legend under ``margins check``).
+NO_RATIO = {
+    "dichotomy": "exactly one of two alternatives holds: no ratio",
+    "identity": "an equality: lhs and rhs are the two sides (or the error and its tolerance), no ratio",
+    "both sides within the allowance": "both sides are below the allowance, i.e. round-off: their ratio means nothing",
+}
+
+
 def _tightness(v) -> str:
-    """The Verdict's ratio lhs/rhs for the table, or why there is none (``n/a (dichotomy)``)."""
-    sl = float(v.slack)
-    return f"n/a ({REGISTRY[v.id].kind})" if math.isnan(sl) else fmt(sl)
+    """The Verdict's ratio of its two sides for the table, or why there is none (``n/a (dichotomy)``)."""
+    r, why = v.tightness()
+    return f"n/a ({why})" if r is None else fmt(r)
+
+
+def _allowance(v) -> str:
+    a = float(v.allowance)
+    return "0" if a == 0 else f"{a:.2g}"
 
 
 def _word(v) -> str:
-    """'holds' / 'FAILS'; a refuted statement (registry kind ``refuted``, e.g. RP14.lemma7.printed)
-    failing on an exactly decided instance is the expected outcome: 'FAILS (refuted, exact)'."""
+    """'holds' / 'FAILS'; a bound that holds only thanks to its allowance (lhs > rhs) says so:
+    'holds (within allowance)'; a refuted statement (registry kind ``refuted``, e.g.
+    RP14.lemma7.printed) failing on an exactly decided instance is the expected outcome: 'FAILS
+    (refuted, exact)'."""
     if v.holds:
-        return "holds"
+        return "holds (within allowance)" if v.within_allowance() else "holds"
     if REGISTRY[v.id].kind == "refuted":
         return "FAILS (refuted, exact)" if v.details.get("exact_failure") else "FAILS (refuted, float64)"
     return "FAILS"
@@ -284,16 +309,27 @@ def cmd_check(args) -> int:
     if args.json:
         print(json_text([v.as_dict() for v in verdicts]))
     else:
+        def cells(v):
+            return [v.statement_kind(), _word(v), fmt(v.lhs), fmt(v.rhs), _allowance(v), _tightness(v)]
+
         if args.all:
-            rows = [[v.id, _word(v), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))] for v in verdicts]
-            print(table(["id", "holds", "lhs (observed)", "rhs (bound)", "tightness", "instance"], rows))
+            rows = [[v.id, *cells(v), str(v.details.get("instance", "")), v.clause] for v in verdicts]
+            print(table(["id", "kind", "holds", "lhs (observed)", "rhs (bound)", "allowance", "tightness",
+                         "instance", "clause"], rows))
         else:
-            rows = [[v.id, _word(v), str(c), fmt(v.lhs), fmt(v.rhs), _tightness(v), str(v.details.get("instance", ""))]
+            rows = [[v.id, *cells(v)[:2], str(c), *cells(v)[2:], str(v.details.get("instance", "")), v.clause]
                     for v, c in _worst_per_id(verdicts)]
-            print(table(["id", "holds", "instances", "lhs (observed)", "rhs (bound)", "max tightness", "worst instance"], rows))
-        print("\ntightness = observed / bound (lhs / rhs, as each check defines it): <= 1 while the statement "
-              "holds, 1 = met with equality (the bound is attained), near 0 = far from tight.  n/a: a dichotomy "
-              "(exactly one of two alternatives holds) has no ratio.")
+            print(table(["id", "kind", "holds", "instances", "lhs (observed)", "rhs (bound)", "allowance",
+                         "max tightness", "worst instance", "clause"], rows))
+        reasons = sorted({why for v in verdicts for r, why in [v.tightness()] if r is None})
+        print("\nkind: bound (lhs <= rhs), identity (lhs = rhs), dichotomy (exactly one of two alternatives), "
+              "refuted (a bound known false).  allowance: how far lhs may exceed rhs and the verdict still hold "
+              "(round-off of the computation and the certified margin interval's width, as each check decides); "
+              "'holds (within allowance)' marks lhs > rhs.  tightness = lhs / rhs of the row's two sides (the "
+              "clause named, for a statement of several parts; 1 + (lhs - rhs)/|rhs| for a negative rhs in RP14's "
+              "checks): <= 1 while a bound holds, 1 = met with equality "
+              "(the bound is attained), near 0 = far from tight."
+              + "".join(f"  n/a ({why}): {NO_RATIO.get(why, why)}." for why in reasons))
         bad = sum(not v.holds for v in verdicts)
         ref_bad = sum(not v.holds for v in verdicts if v.id in refuted)
         print(f"\n{len(verdicts)} verdicts over {len({v.id for v in verdicts})} checks, {bad} failing"
@@ -321,32 +357,55 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="run every algorithm on a small built-in suite and print one table")
 
     r = sub.add_parser("run", help="run one algorithm on a LIBSVM or .npz file")
-    r.add_argument("algorithm", choices=reference.ALGORITHMS)
+    r.add_argument("algorithm", choices=reference.ALGORITHMS,
+                   help="the algorithm: RP14's perceptron (Alg. 1), normalized_perceptron (Alg. 2), nkp (Alg. 3), "
+                        "snkp (Alg. 4), nvn (Alg. 5), snkpvn (Alg. 6), isnkpvn (Alg. 7); PT11's pfm, pdm, pdm_succ")
     r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
     r.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")
     r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     add_max_bytes(r)
     r.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points (RP14 normalizes by ||x_i||)")
-    r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"])
-    r.add_argument("--degree", type=int, default=2)
-    r.add_argument("--c", type=float, default=1.0)
-    r.add_argument("--sigma", type=float, default=1.0)
-    r.add_argument("--epsilon", type=float, default=None)
-    r.add_argument("--delta", type=float, default=None)
-    r.add_argument("--gamma", type=float, default=2.0)
-    r.add_argument("--beta", type=float, default=None)
-    r.add_argument("--rho", type=float, default=None,
-                   help="bias by augmentation x -> [x, rho] (default: 1.0 for PT11, none for RP14)")
-    r.add_argument("--Delta", type=float, default=None, help="extended space (PT11 Sec. 5) for non-separable data")
+    r.add_argument("--kernel", default="linear", choices=["linear", "polynomial", "gaussian"],
+                   help="the kernel K of RP14 Sec. 3 for the Gram algorithms (nkp, snkp, nvn, snkpvn, isnkpvn): "
+                        "linear a.b, polynomial (a.b + c)^degree, gaussian exp(-||a - b||^2/(2 sigma^2)) "
+                        "(default linear; the other algorithms are linear only)")
+    r.add_argument("--degree", type=int, default=2, metavar="D",
+                   help="degree of the polynomial kernel (a.b + c)^D, an integer >= 1 (default 2)")
+    r.add_argument("--c", type=float, default=1.0, metavar="C",
+                   help="constant c >= 0 of the polynomial kernel (a.b + c)^degree (default 1.0)")
+    r.add_argument("--sigma", type=float, default=1.0, metavar="SIGMA",
+                   help="width sigma > 0 of the gaussian kernel exp(-||a - b||^2/(2 sigma^2)) (default 1.0)")
+    r.add_argument("--epsilon", type=float, default=None, metavar="EPS",
+                   help=f"accuracy epsilon: RP14's epsilon of nvn and isnkpvn (stop with a certificate once "
+                        f"||p||_G < epsilon; default {DEFAULT_ACCURACY:g}); PT11's epsilon of pdm and pdm_succ "
+                        f"(margin >= (1 - epsilon) gamma_d on convergence; required, e.g. 0.01)")
+    r.add_argument("--delta", type=float, default=None, metavar="DELTA_RP14",
+                   help=f"RP14's delta of snkpvn (Alg. 6): stop with a certificate once ||p||_G < delta, q the "
+                        f"uniform point of the simplex (default {DEFAULT_ACCURACY:g}); not PT11's --Delta")
+    r.add_argument("--gamma", type=float, default=2.0, metavar="GAMMA",
+                   help="RP14's gamma > 1 of isnkpvn (Alg. 7): each outer loop divides the target delta_t by "
+                        "gamma (default 2.0)")
+    r.add_argument("--beta", type=float, default=None, metavar="BETA",
+                   help="PT11's fixed margin beta > 0 of pfm (update while a_t.y_k <= beta ||a_t||, eq. (7)); "
+                        "required for pfm, e.g. (1 - eps) times the certified gamma_d")
+    r.add_argument("--rho", type=float, default=None, metavar="RHO",
+                   help="bias by augmentation x -> [x, rho] (PT11's rho, eq. (1); default: 1.0 for PT11, no "
+                        "augmentation for RP14)")
+    r.add_argument("--Delta", type=float, default=None, metavar="DELTA_PT11",
+                   help="PT11's Delta (Sec. 5): run in the extended space y_k = [ybar_k, l_k Delta e_k], where "
+                        "every data set is separable (the 2-norm soft-margin constant; default: none, the plain "
+                        "patterns); not RP14's --delta")
     r.add_argument("--max-iter", type=int, default=None, help="budget on the paper's counter (default: the function's)")
-    r.add_argument("--max-epochs", type=int, default=None, help="PT11: budget on full passes (default: none)")
+    r.add_argument("--max-epochs", type=int, default=None, metavar="N", help="PT11: budget on full passes (default: none)")
     r.add_argument("--active-sets", action="store_true", help="PT11 Sec. 4 three-level active sets")
     r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
-    r.add_argument("--precision", type=int, default=None, help="mpmath decimal digits (default float64)")
+    r.add_argument("--precision", type=int, default=None, metavar="DIGITS",
+                   help="run in mpmath with this many decimal digits (default: float64)")
     r.add_argument("--engine", default="textbook", choices=["textbook", "fast"],
-                   help="fast: the compiled engine (needs numba: pip install 'perceptron-margins[fast]'); "
+                   help="textbook (default): the paper's code line by line; fast: the compiled engine (needs numba: pip install 'perceptron-margins[fast]'); "
                         "with the linear kernel the Gram algorithms use G = Z Z^T as an operator (no n x n matrix)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true",
+                   help="print the result as one JSON object (status, iterations, vectors, margins, info)")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
 
@@ -356,8 +415,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_max_bytes(mg)
     mg.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")
     mg.add_argument("--drop-zero-rows", action="store_true", help="remove all-zero points")
-    mg.add_argument("--rho", type=_optional_float, default=1.0, help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
-    mg.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5 (gamma_d of the 2-norm soft margin)")
+    mg.add_argument("--rho", type=_optional_float, default=1.0, metavar="RHO", help="augmentation x -> [x, rho] (default 1.0, as PT11; 'none' for no bias)")
+    mg.add_argument("--Delta", type=float, default=None, metavar="DELTA_PT11",
+                    help="PT11's Delta (Sec. 5): the margin gamma_d of the extended patterns [ybar_k, l_k Delta e_k] "
+                         "(the 2-norm soft margin; default: none, the plain patterns)")
     mg.add_argument("--normalize", action="store_true", help="RP14's normalized points (rho_2 = rho_K, linear kernel)")
     mg.add_argument("--json", action="store_true", help="print a JSON object (lower, upper, method, m, d, nnz, ...)")
 

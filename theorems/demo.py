@@ -14,11 +14,31 @@ import reference
 
 from . import paper_bounds as pb
 
-__all__ = ["demo_instances", "run_demo"]
+__all__ = ["demo_instances", "run_demo", "MARGINS", "margin_of"]
 
 EPS_NVN = 1e-3  # NVN / SNKPVN / ISNKPVN accuracy
 EPS_PDM = 0.1  # PFM / PDM / PDM-succ accuracy
 GAMMA = 2.0  # ISNKPVN
+
+#: The margins the demo certifies, by the name each row prints (the papers' symbols, in ASCII).
+MARGINS = {
+    "rho": "RP14's margin of the points as given: max over unit w of min_i y_i w.x_i (Block-Novikoff, R^2/rho^2)",
+    "rho_2": "RP14's margin of the unit-norm points x_i/||x_i|| (Normalized Perceptron, 1/rho_2^2)",
+    "rho_K": "RP14's margin of the normalized kernel Gram matrix G (Sec. 3; rho_2 for the linear kernel; "
+             "negative, -delta_max, on infeasible data)",
+    "gamma_d": "PT11's directional margin of the patterns [x, rho = 1] (extended by Delta when the instance says so)",
+}
+
+
+def margin_of(name: str) -> str:
+    """Which margin the certified interval of algorithm ``name``'s row is (a key of :data:`MARGINS`)."""
+    if name == "perceptron":
+        return "rho"
+    if name == "normalized_perceptron":
+        return "rho_2"
+    if name in ("pfm", "pdm", "pdm_succ"):
+        return "gamma_d"
+    return "rho_K"
 
 
 def _separable(seed: int = 0, n: int = 40, d: int = 3, gap: float = 0.05):
@@ -160,7 +180,7 @@ def run_demo() -> Tuple[List[dict], bool]:
                 "status": res.status,
                 "iterations": str(res.iterations),
                 "paper bound": "-" if bound is None else f"{bound:.4g}",
-                "margin [lower, upper]": f"[{float(m.lower):.4g}, {float(m.upper):.4g}]",
+                "certified margin": f"{margin_of(name)} in [{float(m.lower):.4g}, {float(m.upper):.4g}]",
                 "verified": "yes" if verified else "NO",
             })
     return rows, ok

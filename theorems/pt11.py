@@ -46,6 +46,7 @@ Corrections found while encoding (see the module-level notes at each check and t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 import zlib
@@ -317,10 +318,20 @@ def _runs_for(instance: Instance, which: Sequence[str], eps: float, rho, cap: in
     return out
 
 
-def _verdict(id: str, holds: bool, lhs, rhs, slack, instance: Instance, statement: str, **details) -> Verdict:
+def _verdict(id: str, holds: bool, lhs, rhs, slack, instance: Instance, statement: str, *, allowance: float = 0.0,
+             clause: str = "", **details) -> Verdict:
+    """A Verdict; ``allowance``: the absolute amount by which lhs may exceed rhs and still hold
+    (the check's round-off tolerance and certified-interval width, as it decided)."""
     d = {"instance": instance.name, "statement": statement}
     d.update(details)
-    return Verdict(id=id, holds=bool(holds), lhs=float(lhs), rhs=float(rhs), slack=float(slack), details=d)
+    return Verdict(id=id, holds=bool(holds), lhs=float(lhs), rhs=float(rhs), slack=float(slack), details=d,
+                   allowance=float(allowance), clause=clause)
+
+
+def _rank(v: Verdict) -> float:
+    """A verdict's tightness for picking the worst (no ratio -- two round-off sides -- ranks last)."""
+    r, _why = v.tightness()
+    return r if r is not None and math.isfinite(r) else -1.0
 
 
 def _worst(verdicts: List[Verdict]) -> Optional[Verdict]:
@@ -329,9 +340,9 @@ def _worst(verdicts: List[Verdict]) -> Optional[Verdict]:
     if not verdicts:
         return None
     bad = [v for v in verdicts if not v.holds]
-    pick = bad[0] if bad else max(verdicts, key=lambda v: (v.slack if math.isfinite(v.slack) else -1.0))
+    pick = bad[0] if bad else max(verdicts, key=_rank)
     runs = [{"run": v.details.get("run"), "holds": v.holds, "slack": v.slack} for v in verdicts]
-    return Verdict(pick.id, pick.holds, pick.lhs, pick.rhs, pick.slack, {**pick.details, "runs": runs})
+    return dataclasses.replace(pick, details={**pick.details, "runs": runs})
 
 
 # -- PT11 eq. (4) --------------------------------------------------------------------------------
@@ -357,7 +368,7 @@ def check_eq4(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
     out = []
     for label, res in _runs_for(instance, runs, eps, rho, cap):
         worst_ratio, worst_t, ok, fail_t = -math.inf, None, True, None
-        rhs_at = math.inf
+        rhs_at, tol_at = math.inf, 0.0
         for t, a in _states(res):
             if t < 1:
                 continue
@@ -365,12 +376,12 @@ def check_eq4(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
             tol = (t + D + 4) * U64 * R / lo if lo > 0 else 0.0
             ratio = slack_of(hi, bound) if lo > 0 else slack_of(lo, bound)
             if ratio > worst_ratio:
-                worst_ratio, worst_t, rhs_at = ratio, t, bound
+                worst_ratio, worst_t, rhs_at, tol_at = ratio, t, bound, bound * tol + (hi - lo)
             if not hi <= bound * (1 + tol) + (hi - lo) and ok:
                 ok, fail_t = False, t
         if worst_t is None:
             continue
-        out.append(_verdict("PT11.eq4", ok, hi, rhs_at, worst_ratio, instance, EQ4, run=label, iteration=fail_t if not ok else worst_t, gamma_interval=[lo, hi], updates=res.iterations, tol_rule="(t + D + 4) u R / gamma_lo + (gamma_hi - gamma_lo)/gamma_lo (relative)"))
+        out.append(_verdict("PT11.eq4", ok, hi, rhs_at, worst_ratio, instance, EQ4, allowance=tol_at, clause=f"t = {worst_t}, {label}", run=label, iteration=fail_t if not ok else worst_t, gamma_interval=[lo, hi], updates=res.iterations, tol_rule="(t + D + 4) u R / gamma_lo + (gamma_hi - gamma_lo)/gamma_lo (relative)"))
     return _worst(out)
 
 
@@ -388,9 +399,11 @@ def _eq5_from(instance, P, lo, hi, t, a, label) -> Optional[Verdict]:
     rhs = 1.0 - gp * t / na
     R = paper_bounds.radius(P)
     tol = (gp / lo) * ((t + P.shape[1] + 4) * U64 * R / lo + (hi - lo) / lo) + 4 * U64
-    # slack: given gamma'_d > 0, (5) <=> gamma_d t_c/||a_{t_c}|| <= 1, which measures its tightness
-    slack = hi * t / na if gp > 0 else slack_of(lhs, rhs)
-    return _verdict("PT11.eq5", lhs <= rhs + tol, lhs, rhs, slack, instance, EQ5, run=label, iteration=t, achieved=gp, gamma_interval=[lo, hi], tol=tol)
+    # slack of the printed sides; given gamma'_d > 0, (5) <=> gamma_d t_c/||a_{t_c}|| <= 1 (recorded as
+    # ``equivalent_ratio``): at equality both sides are round-off, within ``tol``
+    return _verdict("PT11.eq5", lhs <= rhs + tol, lhs, rhs, slack_of(lhs, rhs), instance, EQ5, allowance=tol,
+                    clause=f"at t_c = {t}, {label}", run=label, iteration=t, achieved=gp, gamma_interval=[lo, hi],
+                    tol=tol, equivalent_ratio=hi * t / na)
 
 
 @register("PT11.eq5", EQ5, "PT11 Sec. 2, eq. (5); spec B.2")
@@ -485,7 +498,7 @@ def check_eq6(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
                 expanded += 1
                 if expanded > max_expand:
                     break
-        out.append(_verdict("PT11.eq6", ok, worst, tol, slack_of(worst, tol), instance, EQ6, run=label, iteration=fail_t if not ok else worst_t, reason=why, max_relative_error=worst, tol_rule="(2D + 32) u, relative to the term magnitudes S"))
+        out.append(_verdict("PT11.eq6", ok, worst, tol, slack_of(worst, tol), instance, EQ6, clause=f"relative error vs its tolerance, {label}", run=label, iteration=fail_t if not ok else worst_t, reason=why, max_relative_error=worst, tol_rule="(2D + 32) u, relative to the term magnitudes S"))
     return _worst(out)
 
 
@@ -568,7 +581,8 @@ def check_lemma1(instance: Instance, *, samples: int = 200, seed=None, digits: i
             _, t_hi = lemma1_largest_t(C, delta, digits)
             t0 = lemma1_t0(mpmath.mpf(C), mpmath.mpf(delta))
             holds = t_hi <= t0 * (1 + mpmath.mpf(10) ** (-(digits - 6)))
-        v = _verdict("PT11.lemma1", holds, t_hi, t0, slack_of(t_hi, t0), instance, LEMMA1, C=C, delta=delta, source=src, digits=digits)
+        v = _verdict("PT11.lemma1", holds, t_hi, t0, slack_of(t_hi, t0), instance, LEMMA1,
+                     allowance=float(t0 * mpmath.mpf(10) ** (-(digits - 6))), clause=f"C = {C:.6g}, delta = {delta:.6g} ({src})", C=C, delta=delta, source=src, digits=digits)
         if worst is None or (not v.holds and worst.holds) or (v.holds == worst.holds and v.slack > worst.slack):
             worst = v
     return worst
@@ -602,7 +616,8 @@ def _count_verdict(id, statement, instance, label, run_fn, bound: float, cap: in
     strict = res.converged and t <= bound
     within = (not strict) and res.converged and bound_best is not None and t <= bound_best * (1 + 16 * U64)
     holds = strict or within
-    return _verdict(id, holds, t, bound, slack_of(t, bound), instance, statement, run=label, iteration=t if not holds else None, status=res.status, within_interval=within, **details)
+    allowance = max(0.0, bound_best * (1 + 16 * U64) - bound) if within else 0.0
+    return _verdict(id, holds, t, bound, slack_of(t, bound), instance, statement, allowance=allowance, clause=label, run=label, iteration=t if not holds else None, status=res.status, within_interval=within, **details)
 
 
 def _pfm_bound_worst(R, lo, hi, beta, which: str) -> Tuple[float, float, float]:
@@ -702,7 +717,7 @@ def check_pdm_margin(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, 
         gp = _achieved(P, _vec(res.w))
         lhs = (1 - eps) * hi
         label = f"{name}(eps={eps:g}{''.join(f', {k}={v}' for k, v in opts.items())})"
-        out.append(_verdict("PT11.pdm_margin", lhs <= gp + tol, lhs, gp, slack_of(lhs, gp), instance, MARGIN, run=label, iteration=int(res.iterations), gamma_interval=[lo, hi], tol=tol))
+        out.append(_verdict("PT11.pdm_margin", lhs <= gp + tol, lhs, gp, slack_of(lhs, gp), instance, MARGIN, allowance=tol, clause=label, run=label, iteration=int(res.iterations), gamma_interval=[lo, hi], tol=tol))
     return _worst(out)
 
 
@@ -878,5 +893,5 @@ def check_extension(instance: Instance, *, Deltas=(0.1, 1.0, 3.0), rho=None) -> 
         R = paper_bounds.radius(Pe)
         tol = 8 * U64 * bound + Pe.shape[1] * U64 * R + (hi - lo)
         holds = dext == m and lo >= bound - tol and abs(wit - bound) <= tol
-        out.append(_verdict("PT11.extension", holds, bound, lo, slack_of(bound, lo), instance, EXT, run=f"Delta={Delta:g}", Delta=Delta, witness_margin=wit, extra_dims=dext, gamma_interval=[lo, hi], tol=tol))
+        out.append(_verdict("PT11.extension", holds, bound, lo, slack_of(bound, lo), instance, EXT, allowance=tol, clause=f"Delta = {Delta:g}", run=f"Delta={Delta:g}", Delta=Delta, witness_margin=wit, extra_dims=dext, gamma_interval=[lo, hi], tol=tol))
     return _worst(out)

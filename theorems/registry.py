@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["Verdict", "Check", "REGISTRY", "register", "get", "ids", "slack_of"]
 
@@ -24,11 +24,20 @@ class Verdict:
     ----------
     id : str                 the statement's id (``RP14.theorem1``)
     holds : bool             whether the statement held on this instance
-    lhs, rhs : float         the two sides (the observed quantity and the bound); for a chain
-                             or an identity, the worst side-pair found
-    slack : float            tightness = observed / bound (<= 1 when a bound holds); ``nan``
-                             where a ratio means nothing (identities report the error)
+    lhs, rhs : float         the two sides (the observed quantity and the bound); for a chain or
+                             a conjunction, the sides of the clause named by ``clause`` -- the one
+                             whose ``slack`` is reported
+    slack : float            tightness of those two sides (lhs / rhs when rhs > 0; <= 1 when a
+                             bound holds); ``nan`` where a ratio means nothing
     details : dict           the instance, the iteration where it failed, the statement text
+    kind : str               what the row states: ``bound`` (lhs <= rhs), ``identity`` (lhs = rhs),
+                             ``dichotomy`` (exactly one of two alternatives), ``refuted`` (a bound
+                             known false); ``""``: the registered statement's kind
+    allowance : float        the absolute amount by which lhs may exceed rhs and the verdict still
+                             holds (round-off of the computation, the certified margin interval's
+                             width); 0 when the comparison is exact
+    clause : str             which part of the statement lhs / rhs / slack are about (``""``: the
+                             whole statement)
     """
 
     id: str
@@ -37,25 +46,62 @@ class Verdict:
     rhs: float
     slack: float
     details: Dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
+    allowance: float = 0.0
+    clause: str = ""
+
+    def statement_kind(self) -> str:
+        """``kind``, or the registered statement's kind when ``kind`` is empty (``bound`` if unregistered)."""
+        if self.kind:
+            return self.kind
+        chk = REGISTRY.get(self.id)
+        return chk.kind if chk is not None else "bound"
+
+    def tightness(self) -> Tuple[Optional[float], str]:
+        """``(ratio, "")`` for a bound, else ``(None, reason)``: a dichotomy or an identity has no
+        ratio, nor has a pair of sides that both lie within the allowance (two round-off values)."""
+        kind = self.statement_kind()
+        if kind == "dichotomy":
+            return None, "dichotomy"
+        if kind == "identity":
+            return None, "identity"
+        lhs, rhs, tol = float(self.lhs), float(self.rhs), float(self.allowance)
+        if tol > 0 and max(abs(lhs), abs(rhs)) <= tol:
+            return None, "both sides within the allowance"
+        sl = float(self.slack)
+        if math.isnan(sl):
+            return None, kind
+        return sl, ""
+
+    def within_allowance(self) -> bool:
+        """Holds only thanks to the allowance: a bound whose lhs exceeds its rhs."""
+        return bool(self.holds) and self.statement_kind() in ("bound", "refuted", "empirical") and float(self.lhs) > float(self.rhs)
 
     def __str__(self) -> str:
         word = "holds" if self.holds else "FAILS"
         where = self.details.get("instance", "")
         it = self.details.get("iteration")
         at = f" at iteration {it}" if it is not None else ""
-        return f"{self.id}: {word}{at}: lhs={self.lhs:.6g} rhs={self.rhs:.6g} slack={self.slack:.4g} on {where}"
+        extra = f" allowance={self.allowance:.3g}" if self.allowance else ""
+        clause = f" [{self.clause}]" if self.clause else ""
+        return f"{self.id}: {word}{at}: lhs={self.lhs:.6g} rhs={self.rhs:.6g}{extra} slack={self.slack:.4g}{clause} on {where}"
 
     def as_dict(self) -> dict:
         def num(v):
             v = float(v)
             return v if math.isfinite(v) else str(v)
 
+        ratio, why = self.tightness()
         return {
             "id": self.id,
             "holds": bool(self.holds),
+            "kind": self.statement_kind(),
             "lhs": num(self.lhs),
             "rhs": num(self.rhs),
+            "allowance": num(self.allowance),
             "slack": num(self.slack),
+            "tightness": num(ratio) if ratio is not None else f"n/a ({why})",
+            "clause": self.clause,
             "details": {k: (v if isinstance(v, (int, float, str, bool, type(None), list)) else str(v)) for k, v in self.details.items()},
         }
 

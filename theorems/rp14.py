@@ -82,12 +82,39 @@ def _le(A: float, B: float, tol: float = TOL) -> bool:
     return float(A) <= float(B) + tol * (1.0 + abs(float(A)) + abs(float(B)))
 
 
-def _verdict(cid: str, holds: bool, lhs, rhs, inst: Instance, *, sl=None, iteration=None, **details) -> Verdict:
+def _allowance(A: float, B: float, tol: float = TOL) -> float:
+    """The absolute allowance of :func:`_le` on the sides ``A``, ``B``."""
+    return tol * (1.0 + abs(float(A)) + abs(float(B)))
+
+
+def _verdict(cid: str, holds: bool, lhs, rhs, inst: Instance, *, sl=None, iteration=None, allowance=None,
+             clause: str = "", kind: str = "", **details) -> Verdict:
+    """A Verdict on ``lhs`` vs ``rhs``; ``sl`` defaults to :func:`slack` of the two, ``allowance``
+    to that of :func:`_le` (``TOL`` relative), ``kind`` to the registered statement's."""
     chk = REGISTRY.get(cid)
     det = {"instance": str(inst), "statement": chk.statement if chk else "", "iteration": iteration}
     det.update(details)
     s = slack(lhs, rhs) if sl is None else sl
-    return Verdict(id=cid, holds=bool(holds), lhs=float(lhs), rhs=float(rhs), slack=float(s), details=det)
+    tol = _allowance(lhs, rhs) if allowance is None else float(allowance)
+    return Verdict(id=cid, holds=bool(holds), lhs=float(lhs), rhs=float(rhs), slack=float(s), details=det,
+                   kind=kind, allowance=tol, clause=clause)
+
+
+def _rank(sl: float, lhs: float, rhs: float, tol: Optional[float] = None) -> float:
+    """The slack for picking the tightest clause or iterate; a pair of sides both within the
+    allowance (two round-off values, whose ratio means nothing) ranks last."""
+    tol = _allowance(lhs, rhs) if tol is None else tol
+    return -math.inf if max(abs(float(lhs)), abs(float(rhs))) <= tol else float(sl)
+
+
+def _tightest(cands):
+    """The clause with the largest slack among ``(slack, lhs, rhs, clause)`` candidates (first on
+    ties; round-off pairs last, :func:`_rank`)."""
+    best = None
+    for c in cands:
+        if best is None or _rank(*c[:3]) > _rank(*best[:3]):
+            best = c
+    return best
 
 
 def _rng(inst: Instance, salt: str = "") -> np.random.Generator:
@@ -560,7 +587,7 @@ def check_example(inst: Instance, **_) -> Optional[Verdict]:
     ok_R = abs(R - r) <= TOL * r
     mid = (ratio_lo + ratio_hi) / 2
     return _verdict("RP14.example", ok_ratio and ok_rho2 and ok_rho and ok_R, mid, target, inst,
-                    sl=mid / target, rho_2=[glo, ghi], rho=[klo, khi], R=R,
+                    sl=mid / target, allowance=TOL * target + (ratio_hi - ratio_lo) / 2, rho_2=[glo, ghi], rho=[klo, khi], R=R,
                     novikoff_bound=R**2 / khi**2, normalized_bound=1 / ghi**2,
                     checks={"ratio": ok_ratio, "rho_2": ok_rho2, "rho": ok_rho, "R": ok_R})
 
@@ -753,12 +780,12 @@ def _along_trace(trace, sides):
     """Evaluate a per-iterate statement lhs <= rhs on every state of a trace.
 
     ``sides(state) -> (lhs, rhs, slack)``.  Returns ``((slack, lhs, rhs, k), bad)``: the iterate
-    with the largest slack, and the first iteration k where lhs <= rhs fails (None if none).
+    with the largest slack (round-off pairs last), and the first iteration k where lhs <= rhs fails (None if none).
     """
     worst, bad = None, None
     for s in trace:
         lhs, rhs, sl = sides(s)
-        if worst is None or sl > worst[0]:
+        if worst is None or _rank(sl, lhs, rhs) > _rank(*worst[:3]):
             worst = (sl, lhs, rhs, s.k)
         if bad is None and not _le(lhs, rhs):
             bad = s.k
@@ -891,12 +918,14 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
         r2 = reference.g_norm(G, pstar) ** 2
         ok = _le(r2, mn) and lo > 0 and mn > 0
         # never both: ||p||_G >= rho_K > 0 on the simplex (Lemma 3) -- checked in RP14.lemma3
-        return _verdict("RP14.theorem2", ok, lo**2, mn, inst, case="feasible", rho_K2=r2)
+        return _verdict("RP14.theorem2", ok, lo**2, mn, inst, case="feasible", rho_K2=r2, kind="bound",
+                        clause="feasible: rho_K^2 <= min_i (G p*)_i")
     p = np.asarray(m.p, float) if m.p is not None else None
     dist, w, info = witness_distance(G, np.full(n, 1.0 / n))
     eta = reference.g_norm(G, w) if w is not None else math.inf
     ok = (w is not None and eta <= 1e-7 and float(np.min(w)) >= -1e-9 and abs(float(np.sum(w)) - 1) <= 1e-9)
-    return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible",
+    return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=1e-7,
+                    clause="infeasible: a witness p with ||p||_G = 0",
                     witness_norm=eta, margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=info.get("kkt"))
 
 
@@ -921,18 +950,21 @@ def check_nvn(inst: Instance, *, algorithm=None, epsilons=(0.1, 0.03), max_iter:
         halted = res.status in ("certificate", "separator") and _le(res.iterations, bound)
         if feas is False and res.status != "certificate":
             halted = False
-        dec = max(reference.g_norm(G, np.asarray(s.p, float)) * math.sqrt(s.k + 1) for s in res.trace)
-        decay_bad = next((s.k for s in res.trace if not _le(reference.g_norm(G, np.asarray(s.p, float)), 1 / math.sqrt(s.k + 1))), None)
-        sl = max(dec, res.iterations / bound)
+        norms = [(reference.g_norm(G, np.asarray(s.p, float)), s.k) for s in res.trace]
+        dec = max(pn * math.sqrt(k + 1) for pn, k in norms)
+        decay_bad = next((k for pn, k in norms if not _le(pn, 1 / math.sqrt(k + 1))), None)
+        # each clause with its own sides: the decay at its tightest k, and the halting count
+        pn, kd = max(norms, key=lambda nk: nk[0] * math.sqrt(nk[1] + 1))
+        cand = _tightest([(dec, pn, 1 / math.sqrt(kd + 1), f"||p_k||_G <= 1/sqrt(k+1) at k = {kd}, eps = {eps}"),
+                          (slack(res.iterations, bound), res.iterations, bound, f"iterations <= 1/eps^2, eps = {eps}")])
         info[f"eps={eps}"] = f"{res.status} at k={res.iterations} (bound {bound:.0f}); max ||p_k||_G sqrt(k+1) = {dec:.4f}"
-        if worst is None or sl > worst[0]:
-            worst = (sl, res.iterations, bound)
+        worst = _tightest([worst, cand]) if worst is not None else cand
         if bad is None and (not halted or decay_bad is not None):
             bad = decay_bad if decay_bad is not None else res.iterations
     if worst is None:
         return None
-    sl, k, bound = worst
-    return _verdict("RP14.nvn", bad is None, k, bound, inst, sl=sl, iteration=bad, runs=info)
+    sl, lhs, rhs, clause = worst
+    return _verdict("RP14.nvn", bad is None, lhs, rhs, inst, sl=sl, iteration=bad, clause=clause, runs=info)
 
 
 def _delta_max(inst: Instance) -> Optional[float]:
@@ -969,7 +1001,7 @@ def check_theorem3(inst: Instance, **_) -> Optional[Verdict]:
     a_lo, a_hi = max(-hi, 0.0), -lo  # |rho_K| interval (rho_K <= 0)
     ok = a_lo - TOL <= dm <= a_hi + TOL
     mid = (a_lo + a_hi) / 2
-    return _verdict("RP14.theorem3", ok, mid, dm, inst, sl=(mid / dm) if dm > 0 else (0.0 if mid <= TOL else math.inf),
+    return _verdict("RP14.theorem3", ok, mid, dm, inst, allowance=TOL + (a_hi - a_lo) / 2, sl=(mid / dm) if dm > 0 else (0.0 if mid <= TOL else math.inf),
                     abs_rho_K=[a_lo, a_hi], delta_max=dm, source="planted" if "delta_max" in inst.known else "enumerated")
 
 
@@ -1068,16 +1100,17 @@ def _lemma7(inst: Instance, printed: bool) -> Optional[Verdict]:
             dist, qn = math.sqrt(exact[2]), math.sqrt(exact[3])
             bnd = lemma7_bound(qn, math.sqrt(delta2), printed)
             sl = dist / bnd if bnd > 0 else (0.0 if dist == 0 else math.inf)
+            tol = 0.0  # decided exactly
         if worst is None or sl > worst[0]:
-            worst = (sl, dist, bnd, t)
+            worst = (sl, dist, bnd, t, tol)
         if bad is None and not holds:
             bad, bad_exact = t, exact is not None
-    sl, dist, bnd, t = worst
+    sl, dist, bnd, t, tol = worst
     if bad is not None:
         decided = "exact rationals" if bad_exact else "float64"
     else:
         decided = "exact rationals" if n_exact == len(qs) else f"float64 ({n_exact} of {len(qs)} q exact)"
-    return _verdict(cid, bad is None, dist, bnd, inst, sl=sl, iteration=bad, worst_q=t, abs_rho_K=rho_abs,
+    return _verdict(cid, bad is None, dist, bnd, inst, sl=sl, iteration=bad, worst_q=t, abs_rho_K=rho_abs, allowance=tol,
                     decided=decided, exact_failure=bad_exact, max_exact_ratio=max(ratios) ** 0.5 if ratios else None)
 
 
@@ -1134,20 +1167,19 @@ def check_lemma8(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
             Lq = float(smoothed_loss_q(G, a, mu, q, AR))
             up = -0.5 * reference.g_norm(G, p) ** 2
             low = float(_loss(G, a, AR)) - mu
-            sl = max(slack(Lq, up), slack(low, Lq))
-            if worst is None or sl > worst[0]:
-                worst = (sl, Lq, up, s.k)
+            cands = [(slack(Lq, up), Lq, up, f"L^q_mu(alpha_k) <= -(1/2)||p_k||_G^2 at k = {s.k}, q {label}"),
+                     (slack(low, Lq), low, Lq, f"L(alpha_k) - mu_k <= L^q_mu(alpha_k) at k = {s.k}, q {label}")]
+            worst = _tightest(([worst] if worst else []) + cands)
             if bad is None and not (_le(Lq, up) and _le(low, Lq)):
                 bad = (label, s.k)
         sl_it = res.iterations / bound if bound > 0 else 0.0
-        if worst is None or sl_it > worst[0]:
-            worst = (sl_it, res.iterations, bound, res.iterations)
+        worst = _tightest(([worst] if worst else []) + [(sl_it, res.iterations, bound, f"halts within 2 sqrt(2n)/rho_K, q {label}")])
         if bad is None and not halted:
             bad = (label, res.iterations)
         info[label] = f"{res.status} at k={res.iterations} (bound {bound:.1f})"
-    sl, A, B, k = worst
+    sl, A, B, clause = worst
     return _verdict("RP14.lemma8", bad is None, A, B, inst, sl=sl, iteration=None if bad is None else bad[1],
-                    failed_q=None if bad is None else bad[0], worst_iteration=k, runs=info)
+                    failed_q=None if bad is None else bad[0], clause=clause, runs=info)
 
 
 @register(
@@ -1177,15 +1209,20 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
             pn = reference.g_norm(G, p)
             up = -0.5 * pn**2
             low = -0.5 * mu * (dist + dtol) ** 2
-            sl = max(slack(Lq, up), slack(-0.5 * mu * dist**2, Lq), slack(pn, math.sqrt(mu) * b7))
-            if worst is None or sl > worst[0]:
-                worst = (sl, Lq, up, s.k)
+            cands = [(slack(Lq, up), Lq, up, _allowance(Lq, up), f"L^q_mu(alpha_k) <= -(1/2)||p_k||_G^2 at k = {s.k}, q {label}"),
+                     (slack(-0.5 * mu * dist**2, Lq), -0.5 * mu * dist**2, Lq, _allowance(low, Lq) + (0.5 * mu * ((dist + dtol) ** 2 - dist**2)),
+                      f"-(1/2) mu_k dist(q, W)^2 <= L^q_mu(alpha_k) at k = {s.k}, q {label}"),
+                     (slack(pn, math.sqrt(mu) * b7), pn, math.sqrt(mu) * b7, _allowance(pn, math.sqrt(mu) * (b7 + dtol)) + math.sqrt(mu) * dtol,
+                      f"||p_k||_G <= sqrt(mu_k) (Lemma 7 bound) at k = {s.k}, q {label}")]
+            for c in cands:
+                if worst is None or _rank(*c[:4]) > _rank(*worst[:4]):
+                    worst = c
             if bad is None and not (_le(Lq, up) and _le(low, Lq) and _le(pn, math.sqrt(mu) * (b7 + dtol))):
                 bad = (label, s.k)
         info[label] = f"dist(q,W) = {dist:.6g}; {res.status} at k={res.iterations}"
-    sl, A, B, k = worst
+    sl, A, B, tol, clause = worst
     return _verdict("RP14.lemma9", bad is None, A, B, inst, sl=sl, iteration=None if bad is None else bad[1],
-                    failed_q=None if bad is None else bad[0], worst_iteration=k, runs=info)
+                    failed_q=None if bad is None else bad[0], allowance=tol, clause=clause, runs=info)
 
 
 @register(
@@ -1222,7 +1259,8 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
     lg = math.log(gamma)
     T_bound = 0 if q0n == 0 else 1 + max(0, math.floor(math.log(q0n / eps) / lg + 1e-12))
     printed_T = math.log(q0n / eps) / lg if q0n > 0 else 0.0
-    fails, worst = [], (T / T_bound if T_bound else (0.0 if T == 0 else math.inf))
+    fails = []
+    cands = [(T / T_bound if T_bound else (0.0 if T == 0 else math.inf), T, T_bound, "T <= 1 + max(0, floor(log(||q_0||_G/eps)/log gamma))")]
     if T > T_bound:
         fails.append(f"T = {T} > {T_bound}")
     per_call = []
@@ -1232,12 +1270,12 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
         Tf = max(1, math.ceil(math.log(q0n / hi) / lg - 1e-12)) if q0n > hi else 1
         if T > Tf:
             fails.append(f"T = {T} > {Tf} (feasible outer bound)")
-        worst = max(worst, T / Tf)
+        cands.append((T / Tf, T, Tf, "feasible: T <= max(1, ceil(log(||q_0||_G/rho_K)/log gamma))"))
         kb = 2 * math.sqrt(2 * n) / hi
         for rec in records:
             k = rec.inner.iterations
             per_call.append((k, kb))
-            worst = max(worst, k / kb)
+            cands.append((k / kb, k, kb, f"feasible: call {rec.t} takes k_t <= 2 sqrt(2n)/rho_K"))
             if k > kb:
                 fails.append(f"call {rec.t}: k = {k} > {kb:.2f}")
     elif feas is False:
@@ -1252,10 +1290,12 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
             # Lemma 9 with the corrected Lemma 7 (E-A2) and ||q_t||_G = gamma delta_t
             kb2 = 2 * math.sqrt(n) * lemma7_bound(qtn, rho_abs) / delta if delta > 0 and qtn > 0 else math.inf
             per_call.append((k, kb, kb2))
-            worst = max(worst, k / kb if kb > 0 else 0.0, k / kb2)
+            cands.append((k / kb if kb > 0 else 0.0, k, kb, f"infeasible: call {rec.t} takes k_t <= 2 sqrt(n) dist(q_t, W)/delta_t"))
+            cands.append((k / kb2, k, kb2, f"infeasible: call {rec.t} takes k_t <= 2 sqrt(n) (Lemma 7 bound)/delta_t"))
             if k > kb or k > kb2:
                 fails.append(f"call {rec.t}: k = {k} > min({kb:.2f}, {kb2:.2f})")
-    return _verdict("RP14.theorem4", not fails, T, T_bound, inst, sl=worst, iteration=None,
+    worst, lhs, rhs, clause = _tightest(cands)
+    return _verdict("RP14.theorem4", not fails, lhs, rhs, inst, sl=worst, iteration=None, allowance=0.0, clause=clause,
                     status=res.status, total_iterations=res.iterations, eps=eps, gamma=gamma,
                     q0_norm=q0n, printed_T_bound=printed_T, printed_T_violated=T > printed_T,
                     per_call=[tuple(round(float(v), 3) for v in c) for c in per_call], failures=fails)

@@ -220,3 +220,22 @@ def test_theorem2_equality_case_n1():
     for check in (pt11.check_theorem2, pt11.check_remark1):
         v = check(inst, eps_values=(1.0,))
         assert v.holds and v.lhs == 1 and abs(v.rhs - 1) < 1e-13, str(v)
+
+
+def test_eq5_prints_the_allowance_that_lets_it_hold():
+    """eq. (5) at equality (the RP14 worked example: gamma'_d = gamma_d) has lhs and rhs both at
+    round-off, lhs > rhs by ~1e-12: the verdict holds within its ``allowance`` (the tolerance it
+    used, recorded), and the two round-off sides give no tightness."""
+    from theorems.instances.suite import builtin_suite
+
+    inst = next(i for i in builtin_suite() if i.name == "rp14_example(r=3,n=6)")
+    v = pt11.check_eq5(inst, runs=("pdm",))
+    assert v.holds
+    assert v.allowance > 0 and v.lhs <= v.rhs + v.allowance
+    assert v.allowance == v.details["tol"]
+    if v.lhs > v.rhs:
+        assert v.within_allowance()
+    if max(abs(v.lhs), abs(v.rhs)) <= v.allowance:
+        assert v.tightness() == (None, "both sides within the allowance")
+    else:
+        assert v.tightness()[0] == pytest.approx(v.lhs / v.rhs)

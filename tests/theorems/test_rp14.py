@@ -262,3 +262,46 @@ def test_theorem4_below_float64_resolution_hits_the_e_a7_guard():
     assert 0 < q0 @ np.asarray(inst.G) @ q0 < 1e-15
     v = rp14.check_theorem4(inst, max_iter=3000)
     assert v is not None and v.holds and v.lhs == 0, v
+
+
+def _suite_instance(name):
+    from theorems.instances.suite import builtin_suite
+
+    return next(i for i in builtin_suite() if i.name == name)
+
+
+def test_nvn_verdict_sides_are_the_clause_its_tightness_is_of():
+    """RP14.nvn is a conjunction (the decay ||p_k||_G <= 1/sqrt(k+1) and the count k <= 1/eps^2):
+    the verdict's lhs / rhs are the sides of the clause its slack measures, which it names -- not
+    the count's sides (0 and 100 on one point) beside the decay's tightness 1."""
+    v = rp14.check_nvn(_suite_instance("deg:n1"))
+    assert v.holds
+    assert v.slack == pytest.approx(rp14.slack(v.lhs, v.rhs), rel=1e-12), str(v)
+    assert "1/sqrt(k+1)" in v.clause and "k = 0" in v.clause, v.clause
+    assert v.tightness() == (v.slack, "")
+
+
+def test_theorem4_verdict_sides_are_the_clause_its_tightness_is_of():
+    """RP14.theorem4's slack is the largest over its clauses (the outer count T, the feasible outer
+    bound, every call's k_t): the row reports that clause's two sides, so that lhs / rhs is the
+    tightness printed (not T = 1 and its bound 6 beside a tightness 1 of another clause)."""
+    v = rp14.check_theorem4(_suite_instance("planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)"))
+    assert v.holds
+    assert v.slack == pytest.approx(v.lhs / v.rhs, rel=1e-12), str(v)
+    assert v.clause.startswith("feasible:"), v.clause
+    assert v.allowance == 0.0  # integer counts, compared exactly
+
+
+def test_every_rp14_bound_verdict_reports_the_ratio_of_its_own_sides():
+    """On instances of every class: a verdict of kind ``bound`` has slack = slack(lhs, rhs) of the
+    sides it prints (or no ratio at all: both sides within its allowance)."""
+    from theorems.instances.suite import builtin_suite
+
+    suite = builtin_suite()
+    names = {"deg:n1", "planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)", "infeasible(simplex,d=3,n=4,seed=4)",
+             "rp14_example(r=3,n=6)"}
+    for v in run_checks(ids=["RP14."], instances=[i for i in suite if i.name in names]):
+        ratio, why = v.tightness()
+        if v.statement_kind() not in ("bound", "refuted") or ratio is None:
+            continue
+        assert ratio == pytest.approx(rp14.slack(v.lhs, v.rhs), rel=1e-9, abs=1e-12), str(v)

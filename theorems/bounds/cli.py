@@ -23,10 +23,12 @@ def add_arguments(p) -> None:
                    help="planted margins rho / delta_max (or the kernel families' gap / noise)")
     p.add_argument("--seeds", type=int, default=2, help="instances per grid point (default 2)")
     p.add_argument("--seed", type=int, default=0, help="base seed of the instances and of the search (default 0)")
-    p.add_argument("--eps", type=float, default=None, help="accuracy argument: epsilon (nvn, isnkpvn), delta (snkpvn), eps (pfm, pdm)")
+    p.add_argument("--eps", type=float, default=None, metavar="ACC",
+                   help="the accuracy argument, one value for every run: RP14's epsilon (nvn, isnkpvn) and delta "
+                        "(snkpvn), PT11's eps (pfm, pdm, pdm_succ) (default: each target's grid)")
     p.add_argument("--search", action="store_true", help="after the sweep, search for the instance maximizing observed/bound")
-    p.add_argument("--budget", type=int, default=60, help="evaluations of the search (default 60)")
-    p.add_argument("--out", default=None, help="directory for the CSV, JSON, PNG and case files")
+    p.add_argument("--budget", type=int, default=60, help="evaluations of the search (default 60; --quick: at most 24)")
+    p.add_argument("--out", default=None, help="directory for the CSV, JSON, PNG and case files (default: none, print the tables only)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--executor", default=None, metavar="dask://HOST:PORT",
                    help="evaluate the tasks on a running dask scheduler (pip install 'perceptron-margins[distributed]'); "

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence
 
@@ -21,7 +22,7 @@ from ..validate.case import _slug, make_case
 from ..validate.files import write_corpus
 from ..validate.schema import SCHEMA_VERSION
 from .search import _finite_ratio, beaten
-from .targets import _q_vector, get_target
+from .targets import SAME_STATEMENT, _q_vector, get_target
 from .tasks import evaluate_task
 
 CASE_KIND = "bounds-case"
@@ -30,11 +31,11 @@ PLOT_MISSING = ("matplotlib is not installed, so no PNG plot was written; instal
 
 CSV_COLUMNS = [
     "target", "phase", "family", "instance", "n", "d", "kernel", "margin_kind", "margin", "margin_source",
-    "R", "args", "status", "quantity", "observed", "bound", "ratio", "spec",
+    "R", "args", "status", "quantity", "observed", "bound", "ratio", "floor", "note", "spec",
 ]
 SUMMARY_COLUMNS = [
     "target", "kind", "max_sweep_ratio", "max_search_ratio", "worst_instance", "worst_args",
-    "worst_observed", "worst_bound", "beaten", "applicable", "errors", "case",
+    "worst_observed", "worst_bound", "beaten", "applicable", "roundoff", "errors", "case",
 ]
 
 
@@ -141,7 +142,7 @@ def case_document(row: dict, command: str = "") -> dict:
     """A versioned, replayable case file for one evaluated row (the worst instance).
 
     The arguments are the row's (for ``lemma7*`` they hold the attaining q explicitly).  For the
-    ``lemma7*`` targets on float planar/spatial data the instance is first rationalized
+    ``lemma7*`` targets (and ``RP14.lemma7*``, evaluated as they are) on float planar/spatial data the instance is first rationalized
     (:func:`theorems.instances.families.rationalize`: every point moved by ~1e-9 to a rational unit
     vector, ``known["exact_X"]``) and re-evaluated, so that the case file -- and its replay --
     decide the statement in exact rational arithmetic."""
@@ -150,7 +151,7 @@ def case_document(row: dict, command: str = "") -> dict:
     inst = make_instance(task["spec"])
     if isinstance(row.get("args"), str):
         task = dict(task, args=json.loads(row["args"]))
-    if tgt.id in ("lemma7", "lemma7.printed") and "exact_X" not in inst.known and inst.kernel == "linear" and 2 <= inst.d <= 3:
+    if SAME_STATEMENT.get(tgt.id, tgt.id) in ("lemma7", "lemma7.printed") and "exact_X" not in inst.known and inst.kernel == "linear" and 2 <= inst.d <= 3:
         inst = rationalize(inst)
         known = {k: (list(v) if isinstance(v, tuple) else v) for k, v in inst.known.items()}
         task = dict(task, spec=explicit_spec(inst, known=known))
@@ -270,7 +271,7 @@ def write_target(outdir: Path, tgt, rows: Sequence[dict], worst: Optional[dict],
     write_json(outdir / f"{_safe(tid)}.json", {"schema_version": SCHEMA_VERSION, "target": tid,
                                                "statement": tgt.statement, "source": tgt.source,
                                                "command": command, "rows": rows})
-    msg = write_plot(outdir / f"{_safe(tid)}.png", rows, f"{tid}: {tgt.statement[:70]}") if plot else None
+    msg = write_plot(outdir / f"{_safe(tid)}.png", rows, textwrap.fill(f"{tid}: {tgt.statement}", 100)) if plot else None
     if worst is not None:
         cpath = outdir / "cases" / f"{_safe(tid)}.json"
         write_case(cpath, worst, command)
@@ -288,17 +289,47 @@ def write_summary(outdir: Path, doc: dict) -> None:
     write_csv(outdir / "summary.csv", doc["targets"], SUMMARY_COLUMNS)
 
 
+def _max_ratio(e: dict, key: str) -> str:
+    """A summary cell: the largest ratio, or why there is none (every row round-off, or none applied)."""
+    v = e.get(key)
+    if v is not None:
+        return text.fmt(v)
+    if e.get(key.replace("max_", "roundoff_").replace("_ratio", "")):
+        return "n/a (round-off)"
+    return "-"
+
+
+ROUNDOFF_NOTE = ("n/a (round-off): every applicable row had observed and bound both within the round-off "
+                 "floor of its computation (the check's allowance), where a ratio means nothing; such rows are "
+                 "never ranked.")
+
+
 def summary_table(summary: Sequence[dict]) -> str:
     hdr = ["bound", "max ratio (sweep)", "max ratio (search)", "beaten", "attained on"]
-    body = [[e["target"], text.fmt(e["max_sweep_ratio"]), text.fmt(e["max_search_ratio"]), "YES" if e["beaten"] else "no",
+    body = [[e["target"], _max_ratio(e, "max_sweep_ratio"), _max_ratio(e, "max_search_ratio"),
+             "YES" if e["beaten"] else "no",
              f"{e['worst_instance'] or '-'} {e['worst_args'] or ''}".strip()] for e in summary]
-    return text.table(hdr, body)
+    out = text.table(hdr, body)
+    if any(e.get("roundoff") for e in summary):
+        out += f"\n\n{ROUNDOFF_NOTE} Rows with no ratio for this reason: " + ", ".join(
+            f"{e['target']} {e['roundoff']}" for e in summary if e.get("roundoff")) + "."
+    return out
+
+
+def _md_cell(value: str) -> str:
+    """Text for a markdown table cell, whole: ``|`` (as in ||q||_G) escaped, not a cell boundary."""
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def summary_markdown(summary: Sequence[dict]) -> str:
+    """The summary as a markdown table; every statement whole (its ``|`` escaped)."""
     lines = ["| bound | statement | max ratio (sweep) | max ratio (search) | beaten | attained on |",
              "|---|---|---|---|---|---|"]
     for e in summary:
-        lines.append(f"| `{e['target']}` | {e['statement'][:90]} | {text.fmt(e['max_sweep_ratio'])} | {text.fmt(e['max_search_ratio'])} | "
-                     f"{'**YES**' if e['beaten'] else 'no'} | `{e['worst_instance']}` {e['worst_args'] or ''} |")
+        args = _md_cell(e["worst_args"] or "")
+        lines.append(f"| `{e['target']}` | {_md_cell(e['statement'])} | {_max_ratio(e, 'max_sweep_ratio')} | "
+                     f"{_max_ratio(e, 'max_search_ratio')} | {'**YES**' if e['beaten'] else 'no'} | "
+                     f"`{_md_cell(e['worst_instance'])}` {args} |")
+    if any(e.get("roundoff") for e in summary):
+        lines += ["", ROUNDOFF_NOTE]
     return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ from .outputs import (
 )
 from .search import _finite_ratio, beaten, search
 from .targets import Target, get_target, targets
-from .tasks import Progress, _json, run_tasks
+from .tasks import ROUNDOFF_ROW, Progress, _json, run_tasks
 
 
 def sweep_tasks(tgt: Target, *, families: Optional[Sequence[str]] = None, ns=None, margins=None, ds=None,
@@ -112,6 +112,11 @@ def explore_target(tgt: Target, *, families=None, ns=None, margins=None, ds=None
     return entry, allrows
 
 
+def _is_roundoff(row: dict) -> bool:
+    """A row given no ratio because observed and bound were both round-off (:func:`.tasks.roundoff`)."""
+    return str(row.get("note", "")).startswith(ROUNDOFF_ROW)
+
+
 def _summary_entry(tgt: Target, rows: List[dict], srows: List[dict]) -> dict:
     allrows = rows + srows
     valid = [r for r in allrows if math.isfinite(_finite_ratio(r)) and _finite_ratio(r) > -math.inf]
@@ -121,6 +126,9 @@ def _summary_entry(tgt: Target, rows: List[dict], srows: List[dict]) -> dict:
     return {
         "target": tgt.id, "kind": tgt.kind, "statement": tgt.statement, "source": tgt.source,
         "rows": len(allrows), "applicable": len(valid),
+        "roundoff": sum(1 for r in allrows if _is_roundoff(r)),
+        "roundoff_sweep": sum(1 for r in rows if _is_roundoff(r)),
+        "roundoff_search": sum(1 for r in srows if _is_roundoff(r)),
         "max_sweep_ratio": _finite_ratio(best_sweep) if best_sweep else None,
         "max_search_ratio": _finite_ratio(best_search) if best_search else None,
         "worst_instance": worst["instance"] if worst else None,

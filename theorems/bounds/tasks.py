@@ -28,6 +28,15 @@ def _spec_label(spec: dict) -> str:
     return _json(spec)
 
 
+ROUNDOFF_ROW = "no ratio: observed and bound both within the round-off floor"
+
+
+def roundoff(observed: float, bound: float, floor: float) -> bool:
+    """Whether ``observed`` and ``bound`` are both round-off: within ``floor`` (> 0) of zero.  Their
+    ratio then means nothing (8.5e-18 against -1.5e-33 is not a ratio of 5.5e15) and is not ranked."""
+    return floor > 0 and max(abs(float(observed)), abs(float(bound))) <= floor
+
+
 def evaluate_task(task: dict) -> dict:
     """Evaluate one task ``{"target", "spec", "args", "opts", "phase"}`` -> one row (a dict with
     :data:`CSV_COLUMNS`).  Pure: the same task gives the same row.  Never raises: an error is
@@ -50,12 +59,19 @@ def evaluate_task(task: dict) -> dict:
     if r is None:
         return dict(base, status="n/a", ratio=math.nan)
     ratio = r.pop("slack", None)
+    ob, bd = r["observed"], r["bound"]
     if ratio is None:
-        ob, bd = r["observed"], r["bound"]
         ratio = 0.0 if bd == math.inf else (ob / bd if bd > 0 else (0.0 if ob <= 0 else math.inf))
     row = dict(base)
     row.update({k: r[k] for k in ("quantity", "observed", "bound", "status", "margin_kind", "margin", "margin_source", "R")})
     row["ratio"] = float(ratio)
+    floor = float(r.get("floor") or 0.0)  # the round-off floor of the two sides (the check's allowance)
+    row["floor"] = floor
+    if r.get("note"):
+        row["note"] = r["note"]
+    if roundoff(ob, bd, floor):
+        row["ratio"] = math.nan
+        row["note"] = f"{ROUNDOFF_ROW} {floor:.3g}"
     if r.get("Delta") is not None and "Delta" not in args:
         row["args"] = _json(dict(args, Delta=r["Delta"]))
     if r.get("q") is not None:  # lemma7*: the q that attained the ratio, explicitly (replayable)

@@ -2,7 +2,7 @@
 
 * :func:`builtin_suite`  a small deterministic list of :class:`~theorems.instances.Instance`
 * :func:`run_checks`     run registered checks on instances, skipping where a check does not apply
-* :func:`slack_table`    summarise verdicts: per id, max slack and whether every verdict held
+* :func:`slack_table`    summarise verdicts: per id, max tightness and whether every verdict held
 
 Applicability convention (compatible with :mod:`theorems.registry`)
 -------------------------------------------------------------------
@@ -150,13 +150,16 @@ def run_checks(
 
 
 def slack_table(verdicts: Iterable[Verdict]) -> Dict[str, dict]:
-    """Per id: number of verdicts, whether all held, and the max finite slack (with its instance)."""
+    """Per id: number of verdicts, whether all held, the kinds of statement its rows are, and the
+    max tightness (with its instance) -- over the rows that have one (:meth:`Verdict.tightness`:
+    no dichotomy, identity or pair of round-off sides)."""
     table: Dict[str, dict] = {}
     for v in verdicts:
-        row = table.setdefault(v.id, {"count": 0, "holds": True, "max_slack": -math.inf, "worst": None})
+        row = table.setdefault(v.id, {"count": 0, "holds": True, "max_slack": -math.inf, "worst": None, "kinds": set()})
         row["count"] += 1
         row["holds"] = row["holds"] and bool(v.holds)
-        s = float(v.slack)
-        if math.isfinite(s) and s > row["max_slack"]:
+        row["kinds"].add(v.statement_kind())
+        s, _why = v.tightness()
+        if s is not None and math.isfinite(s) and s > row["max_slack"]:
             row["max_slack"], row["worst"] = s, v.details.get("instance")
     return table
