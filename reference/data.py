@@ -41,6 +41,10 @@ _NOT_REAL = {"b": "booleans", "c": "complex numbers", "U": "strings", "T": "stri
 
 #: Largest n * d that check_data densifies (8 GB of float64).
 MAX_DENSE_ENTRIES = 10**9
+#: Default cap on the text of one LIBSVM file, in bytes (after inflating a ``.gz``): 1 GiB,
+#: about 300 times a9a or w8a (2.3 MB and 3.5 MB of text).  ``load_libsvm(..., max_bytes=)``
+#: (:mod:`reference.readers`) and ``margins --max-bytes``.
+MAX_LIBSVM_BYTES = 2**30
 
 
 def _as_float_matrix(name: str, A) -> np.ndarray:

@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from .data import check_int
+from .data import MAX_LIBSVM_BYTES, check_int
 
 __all__ = ["MAX_LIBSVM_BYTES", "load_libsvm", "load_npz"]
 
@@ -27,9 +27,6 @@ _MAX_COLUMNS = 2**63 - 1
 _TOO_WIDE = f"exceeds 2^63 - 1 = {_MAX_COLUMNS}, the most columns a sparse matrix can index"
 
 
-#: Default cap on the text of one LIBSVM file, in bytes (after inflating a ``.gz``): 1 GiB,
-#: about 300 times a9a or w8a (2.3 MB and 3.5 MB of text).  ``load_libsvm(..., max_bytes=)``.
-MAX_LIBSVM_BYTES = 2**30
 #: Bytes read (and parsed) at a time.
 _CHUNK = 1 << 22
 #: A line whose content before any ``#`` is not only whitespace (the only lines parsed; blank and

@@ -58,7 +58,7 @@ def _times_pow2(x, k: int, ar: Arithmetic, toward: int = 0):
 
 def _unit_roundoff(ar: Arithmetic):
     """u (:attr:`reference.arithmetic.Arithmetic.u`): UNIT_ROUNDOFF = 2^-53 in float64 (round to
-    nearest); 10^-dps (>= 2^-prec) in mpmath.  Pinned by tests/reference/margin/test_lower.py::test_unit_roundoff."""
+    nearest); 10^-dps (>= 2^-prec) in mpmath.  Pinned by tests/reference/margins/test_bounds.py::test_unit_roundoff."""
     return ar.scalar(ar.u)
 
 
@@ -123,7 +123,7 @@ def _lower(K: np.ndarray, alpha: np.ndarray, ar: Arithmetic):
     # the computed quotient is within (1 +- u)^4, inside [1 - 8u, 1 + 8u] of the exact one (8u is
     # exact in binary).  Its direction follows the sign: a positive quotient is shrunk, a negative
     # one (smaller denominator sqrt(Q - eQ)) is pushed further down.  On ordinary inputs the
-    # worst-case e, eQ hide the factor; tests/reference/margin/test_lower.py pins it at its edge by
+    # worst-case e, eQ hide the factor; tests/reference/margins/test_bounds.py pins it at its edge by
     # switching the a-priori bounds off on integer inputs (exact products), where the factor alone
     # must keep the bound on the right side of the exact value.  Loosening it (1 - 9u) stays
     # rigorous and is not observable.  A quotient below the normal range has an absolute error
