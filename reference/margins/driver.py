@@ -1,4 +1,4 @@
-"""Certified max margins of a signed Gram matrix  [RP14 Lemma 3, Theorems 2-3; PT11 eq. (1)].
+"""Certified max margins of a signed Gram matrix, the driver  [RP14 Lemma 3, Theorems 2-3; PT11 eq. (1)].
 
 The margin of a symmetric PSD matrix ``K`` (the Gram matrix of the reflected points
 z_i = y_i phi(x_i)) is Lemma 3's alpha-form
@@ -39,8 +39,12 @@ enumerating the r-subsets of points (r = rank K) when there are at most ``max_su
 them, or else by a local search (then only ``lower`` is tight-ish and ``upper`` is the trivial
 ``||p*||_K ~ 0``).
 
-Public API: :class:`Margin`, :func:`margin`, :class:`MinNormPoint`, :func:`min_norm_point`,
-:func:`lower_bound`, :func:`upper_bound`.
+This module is the driver: it runs the searches that only propose witnesses (Wolfe's min-norm
+point, :mod:`.search`; the facets of the hull, :mod:`.facets`), has every claim evaluated by the
+trusted code (:mod:`.matrix`: the matrix certified; :mod:`.bounds`: the certified bounds and their
+allowances) and reports a :class:`Margin`.
+
+Public API: :class:`Margin`, :func:`margin` (also :func:`reference.margin`).
 """
 
 from __future__ import annotations
@@ -81,8 +85,8 @@ EXACT_MAX_N = 400
 EXACT_RANK_N = 60
 
 
-
 # -- results ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Margin:

@@ -287,5 +287,4 @@ def _dense_margin(X, y, rho, Delta):
 _TINY = [1e-170, 2.0**-560, 1e-300]
 
 
-
 U2 = Fraction(1, 2**53)  # unit roundoff
