@@ -255,8 +255,9 @@ def _check_vector(name: str, v, n: int, ar: Arithmetic) -> np.ndarray:
 def _affine_distance2_exact(KSS: np.ndarray) -> Optional[Fraction]:
     """The squared distance from the origin to the affine hull of the points S, in exact rational
     arithmetic (K_SS as stored): lambda = min {w^T K_SS w : 1^T w = 1} = 1 / (1^T K_SS^-1 1), the KKT
-    value of :func:`_kkt` over Q; with B = [K_SS 1; 1^T 0], det B = -det K_SS 1^T K_SS^-1 1, so
-    lambda = -det K_SS / det B (two fraction-free determinants).  ``None`` if K_SS is singular.
+    value of :func:`reference.margins.search.kkt` over Q; with B = [K_SS 1; 1^T 0],
+    det B = -det K_SS 1^T K_SS^-1 1, so lambda = -det K_SS / det B (two fraction-free determinants).
+    ``None`` if K_SS is singular.
 
     Needed because lambda ~ delta^2 is ill-conditioned in floating point when the origin is near
     the facet: a D-digit solve carries an absolute error ~ 10^-D max K_ii, so sqrt(lambda) is off by

@@ -51,7 +51,7 @@ __all__ = ["certified_lower", "certified_upper"]
 #     num > 0: Q = u . u (-D), times 1 + 2 gamma_{D+1} (+2D+2), _up (+4), three
 #       roundings (-3): D + 3 under the square root, -1 for the root                 (D + 1) / 2
 #       (num <= 0: Q (1 - 2 gamma_{D+1}) and _down, the mirror image)                (D + 1) / 2
-#     the quotient (-1) and _down (+4, -1); - UNDERFLOW for a quotient that underflows    2
+#     the quotient (-1) and _down (+4, -1); - UNDERFLOW for a quotient that underflows 2
 #       (absolute terms: e's 2 (p + 2) 2^-1074 covers p products that underflow, <= 2^-1075 each,
 #       with (1.5 p + 4) 2^-1074 to spare, still >= 4.9 2^-1074 after the division by nhi <=
 #       sqrt(q) (scaled rows have entries < 1): r = lo / nhi needs no - UNDERFLOW of its own; the final
