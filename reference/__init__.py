@@ -9,13 +9,13 @@ and returns a :class:`Result` whose claim was verified before it was returned.
 
 from .algorithms import SPECS
 from .arithmetic import Arithmetic, arithmetic, g_norm, project_simplex, softmax
-from .data import augment, drop_zero_rows, extend, load_libsvm, load_npz, reflect
+from .data import augment, drop_zero_rows, extend, reflect
 from .dynamic_margin import pdm, pdm_succ, pfm
 from .exact import verify_exact, verify_margin_exact
 from .gram import gram, kernel_matrix, signed_gram
-from .data_margin import DataMargin, margin_from_data
-from .margin import Margin, margin
+from .margins import DataMargin, Margin, margin, margin_from_data
 from .patterns import Patterns, make_patterns
+from .readers import load_libsvm, load_npz
 from .perceptrons import nkp, normalized_perceptron, perceptron
 from .result import CERTIFICATE, MAX_ITER, SEPARATOR, Result
 from .smoothed import isnkpvn, snkp, snkpvn

@@ -40,6 +40,7 @@ __all__ = [
     "log_mean_exp",
     "to_float",
     "UNDERFLOW",
+    "NEAR_UNDERFLOW",
     "MIN_PRECISION",
     "MAX_PRECISION",
     "gamma",
@@ -55,6 +56,10 @@ __all__ = [
 #: Smallest positive subnormal binary64: the absolute error of a product that underflows is
 #: at most half of it, so ``UNDERFLOW`` bounds it generously.
 UNDERFLOW = 2.0**-1074
+#: Below this a float64 product may have left the normal range: the smallest normal binary64 is
+#: 2^-1022, and NEAR_UNDERFLOW = 2^-1021 keeps a factor 2 to spare.  The certified bounds add an
+#: absolute allowance (``UNDERFLOW`` per product) only when a product falls below it.
+NEAR_UNDERFLOW = 2.0**-1021
 #: ``precision=`` accepts D decimal digits with MIN_PRECISION <= D <= MAX_PRECISION: fewer digits
 #: than float64 carries would round the user's matrix (and check the claim on the rounded one);
 #: more than MAX_PRECISION makes every mpmath operation slow without a use.

@@ -42,17 +42,15 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def solve_path(monkeypatch):
-    """Count the path of ``reference.margin._solve_mp``: ``{"solve": float64 solves so far,
+    """Count the path of ``reference.margins.search._solve_mp``: ``{"solve": float64 solves so far,
     "at_elimination": the solve count when exact elimination (_gauss_mp) was called, or None}``.
     Reset the entries by hand between calls."""
-    import importlib
-
     import numpy as np
 
-    M = importlib.import_module("reference.margin")  # the module: reference.margin is also a function
+    from reference.margins import search
 
     calls = {"solve": 0, "at_elimination": None}
-    solve, gauss = np.linalg.solve, M._gauss_mp
+    solve, gauss = np.linalg.solve, search._gauss_mp
 
     def counting_solve(*args, **kwargs):
         calls["solve"] += 1
@@ -63,7 +61,7 @@ def solve_path(monkeypatch):
         return gauss(A, b)
 
     monkeypatch.setattr(np.linalg, "solve", counting_solve)
-    monkeypatch.setattr(M, "_gauss_mp", counting_gauss)
+    monkeypatch.setattr(search, "_gauss_mp", counting_gauss)
     return calls
 
 

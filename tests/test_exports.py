@@ -1,7 +1,7 @@
 """The public faces of the packages, pinned (as hypothesis asserts its strategies' ``__all__``).
 
 Two tiers: a package's ``__all__`` is the face users import; a submodule's own ``__all__`` (e.g.
-``reference.dynamic_margin.patterns``, ``reference.margin.min_norm_point``) is the second tier,
+``reference.dynamic_margin.patterns``, ``reference.margins.min_norm_point``) is the second tier,
 stable for ``theorems/`` and advanced users but not re-exported at the top.
 
 A name added to or dropped from a package's ``__all__`` must be added to or dropped from here in
@@ -39,6 +39,11 @@ FACES = {
         "lemma7_counterexample",
     },
     "theorems.instances": {"Instance"},
+    "reference.margins": {
+        "DEFAULT_MAX_ITER", "DEFAULT_MAX_SUBSETS", "DataMargin", "Margin", "MinNormPoint", "certified_lower",
+        "certified_upper", "gordan_certificate", "lower_bound", "margin", "margin_from_data", "min_norm_point",
+        "upper_bound",
+    },
 }
 
 
@@ -71,13 +76,18 @@ def test_documented_entry_points_resolve():
 
 
 def test_submodule_attributes_stay_modules():
-    """``theorems.bounds.targets`` is the module (a re-exported ``targets()`` once shadowed it)."""
+    """``theorems.bounds.targets`` is the module (a re-exported ``targets()`` once shadowed it); no module of
+    ``reference.margins`` shares its name with a function it exports."""
     import inspect
 
     import theorems.bounds
     import theorems.validate
 
+    import reference.margins
+
     for pkg, names in ((theorems.bounds, ("targets", "tasks", "sweep", "outputs", "cli")),
+                       (reference.margins, ("matrix", "bounds", "search", "facets", "driver", "data_bounds",
+                                            "data_search", "data_driver")),
                        (theorems.validate, ("case", "checks", "call", "answer", "files", "schema", "report", "run"))):
         for name in names:
             assert inspect.ismodule(getattr(pkg, name)), f"{pkg.__name__}.{name}"
@@ -108,3 +118,18 @@ def test_algorithm_table_matches_the_reference_functions():
         assert params[:len(data)] == data, name
         assert tuple(params[len(data):]) == spec.positional, name
         assert set(spec.statuses) <= set(reference.result.STATUSES) and "max_iter" in spec.statuses
+
+
+def test_the_margin_functions_are_not_shadowed_by_modules():
+    """``reference.margin`` and ``reference.margin_from_data`` are the functions; their code lives in
+    ``reference.margins`` (no module of ``reference`` bears either name, so no importer needs
+    ``sys.modules`` to reach one)."""
+    from pathlib import Path
+
+    import reference
+    from reference.margins import data_driver, driver
+
+    here = Path(reference.__file__).parent
+    for name, home in (("margin", driver), ("margin_from_data", data_driver)):
+        assert not (here / f"{name}.py").exists() and not (here / name).exists(), name
+        assert getattr(reference, name) is getattr(home, name)

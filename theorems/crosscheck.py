@@ -36,12 +36,13 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 import reference
+from reference.arithmetic import MACHINE_EPS
 
 from .instances import Instance
 
 __all__ = ["CrossCheck", "crosscheck", "primal_data", "DEFAULTS"]
 
-U = float(np.finfo(np.float64).eps)  # 2^-52
+U = MACHINE_EPS  # 2^-52 (reference.arithmetic.MACHINE_EPS)
 
 PRIMAL = ("perceptron", "normalized_perceptron")
 PT11 = ("pfm", "pdm", "pdm_succ")

@@ -56,6 +56,7 @@ import mpmath
 import numpy as np
 
 import reference
+from reference.arithmetic import UNIT_ROUNDOFF
 
 from . import paper_bounds
 from .instances import Instance
@@ -63,7 +64,6 @@ from .memo import code_fingerprint
 from .registry import Verdict, register, slack_of
 
 __all__ = [
-    "U64",
     "patterns",
     "gamma_d",
     "planted_pt11",
@@ -84,7 +84,6 @@ __all__ = [
     "check_extension",
 ]
 
-U64 = 2.0**-53  # unit round-off of float64
 E = math.e
 DEFAULT_EPS = 0.2
 DEFAULT_CAP = 200_000  # largest number of updates a check will run before giving up (-> None)
@@ -373,7 +372,7 @@ def check_eq4(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
             if t < 1:
                 continue
             bound = float(np.linalg.norm(a)) / t
-            tol = (t + D + 4) * U64 * R / lo if lo > 0 else 0.0
+            tol = (t + D + 4) * UNIT_ROUNDOFF * R / lo if lo > 0 else 0.0
             ratio = slack_of(hi, bound) if lo > 0 else slack_of(lo, bound)
             if ratio > worst_ratio:
                 worst_ratio, worst_t, rhs_at, tol_at = ratio, t, bound, bound * tol + (hi - lo)
@@ -398,7 +397,7 @@ def _eq5_from(instance, P, lo, hi, t, a, label) -> Optional[Verdict]:
     lhs = (hi - gp) / hi  # worst end: largest lhs
     rhs = 1.0 - gp * t / na
     R = paper_bounds.radius(P)
-    tol = (gp / lo) * ((t + P.shape[1] + 4) * U64 * R / lo + (hi - lo) / lo) + 4 * U64
+    tol = (gp / lo) * ((t + P.shape[1] + 4) * UNIT_ROUNDOFF * R / lo + (hi - lo) / lo) + 4 * UNIT_ROUNDOFF
     # slack of the printed sides; given gamma'_d > 0, (5) <=> gamma_d t_c/||a_{t_c}|| <= 1 (recorded as
     # ``equivalent_ratio``): at equality both sides are round-off, within ``tol``
     return _verdict("PT11.eq5", lhs <= rhs + tol, lhs, rhs, slack_of(lhs, rhs), instance, EQ5, allowance=tol,
@@ -467,7 +466,7 @@ def check_eq6(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, cap: in
         return None
     P = patterns(instance, rho)
     D = P.shape[1]
-    tol = (2 * D + 32) * U64
+    tol = (2 * D + 32) * UNIT_ROUNDOFF
     out = []
     for label, res in _runs_for(instance, runs, eps, rho, cap):
         st = _states(res)
@@ -604,7 +603,7 @@ def _count_verdict(id, statement, instance, label, run_fn, bound: float, cap: in
     certified interval and holds with ``details["within_interval"] = True``."""
     if not math.isfinite(bound):
         return None
-    top = max(bound, bound_best if bound_best is not None and math.isfinite(bound_best) else bound) * (1 + 16 * U64)
+    top = max(bound, bound_best if bound_best is not None and math.isfinite(bound_best) else bound) * (1 + 16 * UNIT_ROUNDOFF)
     budget = int(math.floor(top)) + 1
     if budget > cap:
         res = run_fn(cap)
@@ -614,9 +613,9 @@ def _count_verdict(id, statement, instance, label, run_fn, bound: float, cap: in
         res = run_fn(budget)
     t = int(res.iterations)
     strict = res.converged and t <= bound
-    within = (not strict) and res.converged and bound_best is not None and t <= bound_best * (1 + 16 * U64)
+    within = (not strict) and res.converged and bound_best is not None and t <= bound_best * (1 + 16 * UNIT_ROUNDOFF)
     holds = strict or within
-    allowance = max(0.0, bound_best * (1 + 16 * U64) - bound) if within else 0.0
+    allowance = max(0.0, bound_best * (1 + 16 * UNIT_ROUNDOFF) - bound) if within else 0.0
     return _verdict(id, holds, t, bound, slack_of(t, bound), instance, statement, allowance=allowance, clause=label, run=label, iteration=t if not holds else None, status=res.status, within_interval=within, **details)
 
 
@@ -706,7 +705,7 @@ def check_pdm_margin(instance: Instance, *, eps: float = DEFAULT_EPS, rho=None, 
     lo, val, hi = g
     P = patterns(instance, rho)
     R = paper_bounds.radius(patterns(instance, rho))
-    tol = (P.shape[1] + 4) * U64 * R + (1 - eps) * (hi - lo)
+    tol = (P.shape[1] + 4) * UNIT_ROUNDOFF * R + (1 - eps) * (hi - lo)
     out = []
     for name, opts in variants:
         kw = _pt_kwargs(instance, rho, cap, seed=seed, **opts)
@@ -891,7 +890,7 @@ def check_extension(instance: Instance, *, Deltas=(0.1, 1.0, 3.0), rho=None) -> 
         u[base.shape[1]:] = np.asarray(instance.y, dtype=np.float64) / math.sqrt(m) if dext == m else 0.0
         wit = float(np.min(Pe @ u))
         R = paper_bounds.radius(Pe)
-        tol = 8 * U64 * bound + Pe.shape[1] * U64 * R + (hi - lo)
+        tol = 8 * UNIT_ROUNDOFF * bound + Pe.shape[1] * UNIT_ROUNDOFF * R + (hi - lo)
         holds = dext == m and lo >= bound - tol and abs(wit - bound) <= tol
         out.append(_verdict("PT11.extension", holds, bound, lo, slack_of(bound, lo), instance, EXT, allowance=tol, clause=f"Delta = {Delta:g}", run=f"Delta={Delta:g}", Delta=Delta, witness_margin=wit, extra_dims=dext, gamma_interval=[lo, hi], tol=tol))
     return _worst(out)

@@ -36,7 +36,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 import reference
-from reference.arithmetic import Arithmetic
+from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic
 from reference.smoothed import loss as _loss
 from reference.smoothed import smoothed_loss, smoothed_loss_q
 
@@ -1247,7 +1247,7 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
     # float64 resolution of the seminorm: ||p||_G = sqrt(p^T G p) carries an absolute error of
     # about sqrt(n u) (u = 2^-53), so a certificate ||p||_G < delta_t with delta_t below it is
     # unreachable in float64 (the statement is about exact arithmetic): undecidable, not false.
-    resolution = math.sqrt(4 * n * 2.0**-53)
+    resolution = math.sqrt(4 * n * UNIT_ROUNDOFF)
     deltas = [float(d) for d in res.info.get("deltas", [])]
     if res.status == "max_iter" and deltas and min(deltas) < resolution:
         return None

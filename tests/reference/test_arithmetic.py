@@ -13,7 +13,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, strategies as st
 
-import reference
 from reference.arithmetic import (
     Arithmetic,
     UNDERFLOW,
@@ -33,7 +32,7 @@ from reference.arithmetic import (
     to_float,
 )
 from reference.dynamic_margin import pdm_mu_plus
-from reference.margin import lower_bound, upper_bound
+from reference.margins import lower_bound, upper_bound
 from reference.result import verify_certificate
 from tests.support.fast import FLOAT64
 from tests.support.instances import F64

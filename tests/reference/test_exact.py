@@ -28,7 +28,7 @@ from reference.exact import (
     verify_exact,
 )
 from reference.fast.operator import linear_gram
-from reference.margin import Margin, margin
+from reference.margins import Margin, margin
 from reference.result import Result
 from tests.support.fast import _infeasible
 from tests.support.instances import ONES3, TRIANGLE, _infeasible_gram

@@ -16,7 +16,7 @@ from reference.exact import verify_margin_exact
 from reference.fast import engine as E
 from reference.fast.operator import linear_gram
 from reference.gram import gram, kernel_matrix, signed_gram
-from reference.margin import margin
+from reference.margins import margin
 from tests.support.fast import _planted_3
 from tests.support.instances import ONES3, TRIANGLE, XOR_X, XOR_Y
 

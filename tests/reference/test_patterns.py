@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import reference.data_margin as DM
 from reference.arithmetic import Arithmetic
 from reference.patterns import Patterns, make_patterns
+from reference.margins import data_bounds
 from tests.support.fast import FLOAT64, LP, XP
 
 
@@ -129,6 +129,6 @@ def test_normalized_bounds_of_patterns_made_of_rho_alone():
     X without columns as 0 (the max of an empty row raises)."""
     P = Patterns(data=np.zeros(0), indices=np.zeros(0, dtype=np.int64), indptr=np.zeros(3, dtype=np.int64),
                  labels=np.array([1, 1]), n_features=0, rho=0.75, Delta=None)  # fmt: skip
-    lo = DM.certified_lower(P, np.array([1.0]), normalize=True)
-    up = DM.certified_upper(P, np.array([1.0, 1.0]), normalize=True)
+    lo = data_bounds.certified_lower(P, np.array([1.0]), normalize=True)
+    up = data_bounds.certified_upper(P, np.array([1.0, 1.0]), normalize=True)
     assert 1 - Fraction(1, 10**12) < Fraction(lo) <= 1 <= Fraction(up) < 1 + Fraction(1, 10**12)

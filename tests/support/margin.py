@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-import reference
 import reference as ref
 from reference import dynamic_margin as dm
 from reference.arithmetic import Arithmetic
 from reference.exact import margin_witness_value, ratio_at_least, rational
+from reference.margins import bounds, facets, search
+from reference.patterns import make_patterns
 
 
 def full(msg: str) -> str:
@@ -36,16 +35,10 @@ def raises_starting(match_start: str):
     return pytest.raises(ValueError, match="^" + re.escape(match_start))
 
 
-margin_module = importlib.import_module("reference.margin")  # `reference.margin` is the function
-
-
 def gram_of(Z) -> np.ndarray:
     """Gram matrix of the reflected points (rows of Z)."""
     Z = np.asarray(Z, dtype=float)
     return Z @ Z.T
-
-
-rm = sys.modules["reference.margin"]  # the package re-exports the function under the same name
 
 
 def gram_of(Z):
@@ -101,9 +94,6 @@ def _instance(name, c):
     return K, sign, Fraction(c) * q0, sign * math.sqrt(float(q0)) * math.sqrt(c)
 
 
-M = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
-
-
 def _integer_instances(count, seed, sign):
     rng = np.random.default_rng(seed)
     out = []
@@ -123,16 +113,13 @@ def _integer_instances(count, seed, sign):
 
 
 def _no_a_priori_bounds(monkeypatch):
-    monkeypatch.setattr(M, "_gamma", lambda k, ar: ar.scalar(0))
+    monkeypatch.setattr(bounds, "_gamma", lambda k, ar: ar.scalar(0))
 
 
 _X = np.array([[1.0, 2.0], [-1.0, 0.5]])
 
 
 _Y = np.array([1, -1])
-
-
-MARGIN2 = sys.modules["reference.margin"]  # the package re-exports the function `margin` under the module's name
 
 
 _PT11 = [(dm.pdm, 0.1), (dm.pfm, 0.05), (dm.pdm_succ, 0.05)]
@@ -184,9 +171,6 @@ def _obj(a, b, c):
     K = np.empty((2, 2), dtype=object)
     K[0, 0], K[0, 1], K[1, 0], K[1, 1] = a, b, b, c
     return K
-
-
-M2 = sys.modules["reference.margin"]
 
 
 def _indefinite_2_2_psd_matrix(n):
@@ -259,3 +243,48 @@ def _heart():
 
     with resources.as_file(resources.files("reference.data_files") / "heart_scale.txt") as p:
         return ref.load_libsvm(p, n_features=13)
+
+
+def _centred(n, r, seed):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, r))
+    Z -= Z.mean(axis=0)  # the origin is inside the hull: the facets matter (infeasible case)
+    return Z / np.max(np.linalg.norm(Z, axis=1))
+
+
+def _is_supporting_facet(Zs, b, a, T, tol=1e-9):
+    vals = Zs @ a - b
+    return np.isclose(np.linalg.norm(a), 1.0) and vals.min() >= -tol and np.allclose(vals[T], 0.0, atol=tol)
+
+
+def _record_hyperplanes(monkeypatch):
+    """Record every block of subsets _local_search or _enumerate_facets hands to _hyperplanes, with the real results."""
+    calls = []
+    real = facets._hyperplanes
+
+    def spy(Zs, subsets, tol_side):
+        out = real(Zs, subsets, tol_side)
+        calls.append((np.array(subsets), out))
+        return out
+
+    monkeypatch.setattr(facets, "_hyperplanes", spy)  # as _enumerate_facets calls it
+    monkeypatch.setattr(search, "_hyperplanes", spy)  # as _local_search calls it
+    return calls
+
+
+def _q_2(x) -> Fraction:
+    return Fraction(rational(x))
+
+
+A = 2**60
+
+
+def _dense_margin(X, y, rho, Delta):
+    Y = make_patterns(X, y, rho=rho, Delta=Delta).dense()
+    return ref.margin(Y @ Y.T)
+
+
+_TINY = [1e-170, 2.0**-560, 1e-300]
+
+
+U2 = Fraction(1, 2**53)  # unit roundoff

@@ -39,8 +39,8 @@ def test_fingerprint_follows_a_monkeypatch(monkeypatch):
     assert code_fingerprint() == before
 
 
-#: mutmut 3's name of a mutant of reference.margin._lower, without its number
-MUTANT_NAME = "reference.margin.x__lower__" + "mutmut_"
+#: mutmut 3's name of a mutant of reference.margins.bounds._lower, without its number
+MUTANT_NAME = "reference.margins.bounds.x__lower__" + "mutmut_"
 
 
 def test_fingerprint_follows_the_mutant_under_test(monkeypatch):

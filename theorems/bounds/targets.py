@@ -99,7 +99,7 @@ def _q_vector(inst: Instance, qarg) -> np.ndarray:
                              f"summing to {float(q.sum()):.17g})")
         return q / q.sum()
     G = _G(inst)
-    from reference.margin import min_norm_point
+    from reference.margins import min_norm_point
 
     pW = np.asarray(min_norm_point(G).p, dtype=float)
     pW = np.maximum(pW, 0)

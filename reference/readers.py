@@ -1,0 +1,230 @@
+"""The readers of data files: LIBSVM / svmlight text (plain or ``.gz``) into a sparse ``(X, y)``,
+and ``.npz`` archives.
+
+Both validate the file before anything is parsed (a path that is a file, a size cap, text that is
+UTF-8) and raise a ``ValueError`` naming the file, the line and the fix; the matrix they return
+is what :mod:`reference.data`'s validators accept (canonical CSR, :func:`reference.data.check_csr`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zipfile
+from array import array
+from pathlib import Path
+from typing import Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .data import MAX_LIBSVM_BYTES, check_int
+
+__all__ = ["MAX_LIBSVM_BYTES", "load_libsvm", "load_npz"]
+
+#: Most columns a LIBSVM file may have: canonical CSR indices are int64 (:func:`check_csr`).
+_MAX_COLUMNS = 2**63 - 1
+_TOO_WIDE = f"exceeds 2^63 - 1 = {_MAX_COLUMNS}, the most columns a sparse matrix can index"
+
+
+#: Bytes read (and parsed) at a time.
+_CHUNK = 1 << 22
+#: A line whose content before any ``#`` is not only whitespace (the only lines parsed; blank and
+#: comment lines are skipped by the regex engine).  ``\s`` is str.isspace / str.strip's set.
+_DATA_LINE = re.compile(r"^[^\S\n]*[^\s#].*", re.MULTILINE)
+
+
+def _text_size(path: Path, opener, cap: Optional[int]) -> None:
+    """Raise the cap's ValueError when the file holds more than ``cap`` bytes of text, before any
+    of it is parsed: the size of a plain file, the inflated size of a ``.gz`` (inflated and
+    counted, never kept: a 1 MB file can inflate to gigabytes)."""
+    if cap is None:
+        return
+    if opener is open:
+        size = path.stat().st_size
+    else:
+        size = 0
+        with opener(path, "rb") as fh:
+            while size <= cap:
+                block = fh.read(min(_CHUNK, cap + 1 - size))
+                if not block:
+                    break
+                size += len(block)
+    if size > cap:
+        raise ValueError(
+            f"{path}: more than max_bytes = {cap} bytes of text{' (inflated)' if opener is not open else ''}; "
+            "a larger file needs load_libsvm(..., max_bytes=N) (or None: no cap), margins --max-bytes N"
+        )
+
+
+def _text_blocks(fh):
+    """The decoded text of ``fh`` (binary) in blocks of whole lines, with universal newlines (as
+    text mode reads it: ``\r\n`` and ``\r`` become ``\n``); each block but the last ends with a
+    newline.  Linear time whatever the line lengths."""
+    pending: list = []
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            break
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            cut = chunk.rfind(b"\r", 0, len(chunk) - 1)  # (a final \r may be the first half of \r\n)
+        if cut < 0:
+            pending.append(chunk)
+            continue
+        pending.append(chunk[: cut + 1])
+        yield b"".join(pending)
+        pending = [chunk[cut + 1 :]]
+    if pending and any(pending):
+        yield b"".join(pending)
+
+
+def load_libsvm(path, n_features: Optional[int] = None, *, max_bytes: Optional[int] = MAX_LIBSVM_BYTES) -> Tuple[sp.csr_matrix, np.ndarray]:
+    """Read a LIBSVM / svmlight file (plain or ``.gz``) into a sparse ``(X, y)``.
+
+    Lines are ``label index:value index:value ...`` with 1-based indices; ``#`` starts a
+    comment.  Labels must be +1/-1 (``1``, ``+1``, ``-1``, ``1.0`` ...); a 0/1 file raises.
+    The file is read as UTF-8 whatever the locale.  An index repeated on a line, an index
+    above 2^63 - 1 (int64, the CSR index type), a non-ASCII digit or a file that is not text
+    (or a broken ``.gz``) raises a ValueError naming the line.
+
+    Parameters
+    ----------
+    path : str or Path
+    n_features : int, optional
+        Number of columns (at most 2^63 - 1); default: the largest index seen.
+    max_bytes : int or None, default :data:`MAX_LIBSVM_BYTES` (1 GiB)
+        Most bytes of text the file may hold (a ``.gz`` counted inflated); a file over it
+        raises a ValueError before anything is parsed.  None: no cap.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, shape (n, d)
+        Canonical CSR (:func:`check_csr`), memory O(nnz + n); ``X.toarray()`` for a dense copy.
+        Every public function of :mod:`reference` accepts it.
+    y : ndarray of int64
+
+    Notes
+    -----
+    Work and memory are bounded by ``max_bytes``: blank and comment lines are skipped by the
+    regex engine, the entries go into compact arrays (16 bytes per stored entry, about the
+    size of the CSR itself) as they are parsed.
+    """
+    path = _data_path(path, "a LIBSVM file")
+    if n_features is not None:
+        n_features = check_int("n_features", n_features, low=1)
+        if n_features > _MAX_COLUMNS:
+            raise ValueError(f"n_features={n_features} {_TOO_WIDE}; pass a smaller n_features")
+    if max_bytes is not None:
+        max_bytes = check_int("max_bytes", max_bytes, low=1)
+    opener = gzip.open if path.suffix == ".gz" else open
+    labels, indptr, indices, values = array("d"), array("q", [0]), array("q"), array("d")
+    width, lineno, base = 0, 0, 0
+    try:
+        _text_size(path, opener, max_bytes)
+        with opener(path, "rb") as fh:
+            for block in _text_blocks(fh):
+                if block.isspace():  # only ASCII whitespace (str's too): no data line, count the lines
+                    base += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+                    lineno = base
+                    continue
+                try:
+                    text = block.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    head = block[: exc.start].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+                    lineno = base + head.count("\n")  # the bad byte is on line lineno + 1
+                    raise
+                if "\r" in text:
+                    text = text.replace("\r\n", "\n").replace("\r", "\n")
+                for match in _DATA_LINE.finditer(text):
+                    line = match.group().split("#", 1)[0].strip()
+                    parts = line.split()
+                    try:
+                        if not line.isascii():
+                            raise ValueError("non-ASCII characters")
+                        label = float(parts[0])
+                        row = {}
+                        for tok in parts[1:]:
+                            k, v = tok.split(":", 1)
+                            if not k.isdigit():
+                                raise ValueError(f"feature index {k!r} is not a positive integer")
+                            idx = int(k)
+                            if idx < 1:
+                                raise ValueError("feature indices are 1-based")
+                            if idx > _MAX_COLUMNS:
+                                raise ValueError(f"feature index {idx} {_TOO_WIDE}; renumber the features from 1")
+                            if idx - 1 in row:
+                                raise ValueError(f"feature index {idx} appears twice")
+                            row[idx - 1] = float(v)
+                            width = max(width, idx)
+                    except ValueError as exc:
+                        lineno = base + text.count("\n", 0, match.start()) + 1
+                        raise ValueError(f"{path}:{lineno}: not LIBSVM format ({exc})") from None
+                    labels.append(label)
+                    for j in sorted(row):
+                        indices.append(j)
+                        values.append(row[j])
+                    indptr.append(len(indices))
+                base += text.count("\n")
+                lineno = base
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # gzip.BadGzipFile is an OSError
+        raise ValueError(f"{path}: cannot be read as a LIBSVM text file near line {lineno + 1} ({type(exc).__name__}: {exc})") from None
+    if not labels:
+        raise ValueError(f"data file {str(path)!r} has no data lines")
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"n_features={n_features} but the file uses feature index {width}; raise n_features")
+        width = n_features
+    y = np.frombuffer(labels, dtype=np.float64)
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{path}: labels must be +1/-1, found {sorted(set(y.tolist()))[:5]}; relabel the file")
+    data, cols, ptr = (np.frombuffer(a, dtype=t) for a, t in ((values, np.float64), (indices, np.int64), (indptr, np.int64)))
+    if width == 0:
+        return sp.csr_matrix((data, cols, ptr), shape=(len(labels), width)), y.astype(np.int64)
+    # check_csr's canonical form, built in place (its copy would double the peak memory): the rows
+    # are sorted and free of duplicates already; what is left is its finiteness test and its
+    # elimination of explicit zeros
+    if not np.all(np.isfinite(data)):
+        raise ValueError("X contains NaN or inf; remove or impute those entries")
+    keep = data != 0
+    if not keep.all():
+        ptr = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))[ptr]
+        data, cols = data[keep], cols[keep]
+    del keep
+    X = sp.csr_matrix((len(labels), width), dtype=np.float64)
+    X.data, X.indices, X.indptr = data, cols, ptr  # int64, as check_csr leaves them
+    X.has_sorted_indices = True
+    X.has_canonical_format = True
+    return X, y.astype(np.int64)
+
+
+def _data_path(path, what: str) -> Path:
+    """``path`` as a Path to an existing regular file, or a ValueError saying what is wrong."""
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"path must be a str or pathlib.Path of {what}, got {type(path).__name__}")
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"data file {str(path)!r} is a directory; pass the path of {what}")
+    if not path.is_file():
+        hint = "; pass the path of a LIBSVM file" if "LIBSVM" in what else ""
+        raise ValueError(f"data file {str(path)!r} does not exist{hint}")
+    return path
+
+
+def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
+    """Read ``X`` and ``y`` from a ``.npz`` archive (keys ``X`` and ``y``; no pickles)."""
+    path = _data_path(path, "an .npz file")
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not hasattr(z, "files"):  # np.load gave an array (an .npy file): no context manager
+            raise ValueError("a single .npy array, not an .npz archive")
+        with z:
+            if "X" not in z or "y" not in z:
+                raise ValueError(f"{path}: an .npz data file must hold arrays named 'X' and 'y'")
+            return np.array(z["X"]), np.array(z["y"])
+    except ValueError as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a readable .npz archive ({exc})") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
