@@ -15,7 +15,7 @@ from .exact import verify_exact, verify_margin_exact
 from .gram import gram, kernel_matrix, signed_gram
 from .margins import DataMargin, Margin, margin, margin_from_data
 from .patterns import Patterns, make_patterns
-from .readers import load_libsvm, load_npz
+from .readers import load_csv, load_data, load_libsvm, load_npy, load_npz
 from .perceptrons import nkp, normalized_perceptron, perceptron
 from .result import CERTIFICATE, MAX_ITER, SEPARATOR, Result
 from .smoothed import isnkpvn, snkp, snkpvn
@@ -41,7 +41,10 @@ __all__ = [
     "gram",
     "isnkpvn",
     "kernel_matrix",
+    "load_csv",
+    "load_data",
     "load_libsvm",
+    "load_npy",
     "load_npz",
     "margin",
     "margin_from_data",

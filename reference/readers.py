@@ -1,5 +1,6 @@
 """The readers of data files: LIBSVM / svmlight text (plain or ``.gz``) into a sparse ``(X, y)``,
-and ``.npz`` archives.
+``.npz`` archives, ``.npy`` arrays (X and y in two files) and dense CSV text (plain or ``.gz``);
+:func:`load_data` picks the reader by the file's name.
 
 Both validate the file before anything is parsed (a path that is a file, a size cap, text that is
 UTF-8) and raise a ``ValueError`` naming the file, the line and the fix; the matrix they return
@@ -20,7 +21,15 @@ import scipy.sparse as sp
 
 from .data import MAX_LIBSVM_BYTES, check_int
 
-__all__ = ["MAX_LIBSVM_BYTES", "load_libsvm", "load_npz"]
+__all__ = ["FORMATS", "MAX_LIBSVM_BYTES", "load_csv", "load_data", "load_libsvm", "load_npy", "load_npz"]
+
+#: The data files :func:`load_data` reads, as its messages name them.
+FORMATS = (
+    "LIBSVM/svmlight text (.gz ok), "
+    ".npz with arrays X and y, "
+    ".npy of X with a .npy of y (labels=), "
+    "CSV with the label in the first column (.csv, .csv.gz; an optional header row)"
+)
 
 #: Most columns a LIBSVM file may have: canonical CSR indices are int64 (:func:`check_csr`).
 _MAX_COLUMNS = 2**63 - 1
@@ -228,3 +237,108 @@ def load_npz(path) -> Tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: not a readable .npz archive ({exc})") from None
     except (OSError, EOFError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
+
+
+def load_npy(path, labels) -> Tuple[np.ndarray, np.ndarray]:
+    """Read ``X`` from the ``.npy`` file ``path`` and ``y`` from the ``.npy`` file ``labels`` (no pickles)."""
+    if labels is None:
+        raise ValueError(f"{path}: an .npy file holds one array (X); pass the .npy file of the labels y as labels= (margins: --labels FILE)")
+    out = []
+    for p in (path, labels):
+        p = _data_path(p, "an .npy file")
+        try:
+            a = np.load(p, allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise ValueError(f"{p}: not a readable .npy array ({type(exc).__name__}: {exc})") from None
+        if not isinstance(a, np.ndarray):  # an .npz archive given as .npy
+            a.close()
+            raise ValueError(f"{p}: an .npz archive, not an .npy array; read it with load_npz")
+        out.append(np.array(a))
+    return out[0], out[1]
+
+
+def load_csv(path, *, max_bytes: Optional[int] = MAX_LIBSVM_BYTES) -> Tuple[np.ndarray, np.ndarray]:
+    """Read dense CSV text (plain or ``.gz``): one point per line, the label (+1/-1) in the first
+    column, the features after it, separated by commas.
+
+    The first line is a header when a field is not a number, or when it reads ``0,1,2,...,d``
+    (the column numbers a CSV export writes; label 0 is no label, so no data row is lost);
+    every other line must be a data row of the same width.  Blank lines are skipped.  Errors
+    name the file and the line.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n, d)
+    y : ndarray of int64
+    """
+    path = _data_path(path, "a CSV file")
+    if max_bytes is not None:
+        max_bytes = check_int("max_bytes", max_bytes, low=1)
+    opener = gzip.open if path.suffix == ".gz" else open
+    rows, labels, width, lineno = array("d"), array("d"), None, 0
+    try:
+        _text_size(path, opener, max_bytes)
+        with opener(path, "rt", encoding="utf-8", newline=None) as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                fields = line.strip().split(",")
+                if width is None and _is_header(fields):
+                    width = -1
+                    continue
+                try:
+                    values = [float(f) for f in fields]
+                    if values[0] not in (-1.0, 1.0):
+                        raise ValueError(f"label {fields[0].strip()!r} is not +1/-1")
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{lineno}: not a CSV data row ({exc}); labels must be +1/-1 in the first column") from None
+                if width in (None, -1):
+                    width = len(values)
+                elif len(values) != width:
+                    raise ValueError(f"{path}:{lineno}: {len(values)} fields where the rows above have {width}")
+                labels.append(values[0])
+                rows.extend(values[1:])
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read as CSV text near line {lineno + 1} ({type(exc).__name__}: {exc})") from None
+    if not labels:
+        raise ValueError(f"data file {str(path)!r} has no data rows")
+    X = np.frombuffer(rows, dtype=np.float64).reshape(len(labels), width - 1).copy()
+    return X, np.frombuffer(labels, dtype=np.float64).astype(np.int64)
+
+
+def _is_header(fields) -> bool:
+    """A CSV first line that names columns: a field not a number, or the column numbers 0, 1, ..., d."""
+    try:
+        values = [float(f) for f in fields]
+    except ValueError:
+        return True
+    return values == [float(j) for j in range(len(values))]
+
+
+def load_data(path, *, labels=None, n_features: Optional[int] = None, max_bytes: Optional[int] = MAX_LIBSVM_BYTES):
+    """Read ``(X, y)`` from a data file, the reader chosen by its name: ``.npz``
+    (:func:`load_npz`), ``.npy`` with ``labels`` (:func:`load_npy`), ``.csv`` / ``.csv.gz``
+    (:func:`load_csv`), anything else LIBSVM / svmlight text (:func:`load_libsvm`).  A file none
+    of them can read raises a ValueError that names the formats accepted (:data:`FORMATS`).
+
+    ``n_features`` is LIBSVM's (the other formats carry their width); ``labels`` is the .npy of y
+    beside an .npy of X; ``max_bytes`` caps the text formats.
+    """
+    name = str(path).lower()
+    kind = "npz" if name.endswith(".npz") else "npy" if name.endswith(".npy") else "csv" if name.endswith((".csv", ".csv.gz")) else "libsvm"
+    if n_features is not None and kind != "libsvm":
+        raise ValueError(f"n_features applies to LIBSVM files only (the {kind} file carries its own width)")
+    if labels is not None and kind != "npy":
+        raise ValueError(f"labels= is the .npy of y beside an .npy of X; the {kind} file holds its labels")
+    if kind == "npz":
+        return load_npz(path)
+    if kind == "npy":
+        return load_npy(path, labels)
+    if kind == "csv":
+        return load_csv(path, max_bytes=max_bytes)
+    try:
+        return load_libsvm(path, n_features=n_features, max_bytes=max_bytes)
+    except ValueError as exc:
+        if "cannot be read as a LIBSVM text file" in str(exc) or (":1: not LIBSVM format" in str(exc)):
+            raise ValueError(f"{exc}; the data files read are: {FORMATS}") from None
+        raise

@@ -18,7 +18,7 @@ FACES = {
     "reference": {
         "ALGORITHMS", "Arithmetic", "CERTIFICATE", "DataMargin", "MAX_ITER", "Margin", "Patterns", "Result",
         "SEPARATOR", "arithmetic", "augment", "drop_zero_rows", "extend", "g_norm", "gram", "isnkpvn",
-        "kernel_matrix", "load_libsvm", "load_npz", "make_patterns", "margin", "margin_from_data", "nkp",
+        "kernel_matrix", "load_csv", "load_data", "load_libsvm", "load_npy", "load_npz", "make_patterns", "margin", "margin_from_data", "nkp",
         "normalized_perceptron", "nvn", "pdm", "pdm_succ", "perceptron", "pfm", "project_simplex", "reflect",
         "signed_gram", "snkp", "snkpvn", "softmax", "verify_exact", "verify_margin_exact",
     },

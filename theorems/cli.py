@@ -53,17 +53,14 @@ def cmd_demo(args) -> int:
 # -- run --------------------------------------------------------------------------------------------
 
 
-def _load(path: str, n_features: Optional[int] = None, max_bytes=reference.data.MAX_LIBSVM_BYTES):
-    if path.endswith(".npz"):
-        if n_features is not None:
-            raise ValueError("--n-features applies to LIBSVM files only (an .npz array has its own width)")
-        return reference.load_npz(path)
-    return reference.load_libsvm(path, n_features=n_features, max_bytes=max_bytes)
+def _load(path: str, n_features: Optional[int] = None, max_bytes=reference.data.MAX_LIBSVM_BYTES, labels: Optional[str] = None):
+    """``(X, y)`` from ``path`` by :func:`reference.load_data` (the reader chosen by the file's name)."""
+    return reference.load_data(path, labels=labels, n_features=n_features, max_bytes=max_bytes)
 
 
 def _load_data(args):
     """The data of ``--data`` with ``--n-features``, ``--max-bytes``, ``--limit`` and ``--drop-zero-rows`` applied."""
-    X, y = _load(args.data, getattr(args, "n_features", None), getattr(args, "max_bytes", reference.data.MAX_LIBSVM_BYTES))
+    X, y = _load(args.data, getattr(args, "n_features", None), getattr(args, "max_bytes", reference.data.MAX_LIBSVM_BYTES), getattr(args, "labels", None))
     if getattr(args, "limit", None) is not None:
         X, y = X[: args.limit], y[: args.limit]
     if getattr(args, "drop_zero_rows", False):
@@ -360,7 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("algorithm", choices=reference.ALGORITHMS,
                    help="the algorithm: RP14's perceptron (Alg. 1), normalized_perceptron (Alg. 2), nkp (Alg. 3), "
                         "snkp (Alg. 4), nvn (Alg. 5), snkpvn (Alg. 6), isnkpvn (Alg. 7); PT11's pfm, pdm, pdm_succ")
-    r.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
+    r.add_argument("--data", required=True, help="the data: LIBSVM/svmlight text (.gz ok), .npz with arrays X and y, .npy of X (with --labels), or CSV with the label in the first column (.csv, .csv.gz)")
+    r.add_argument("--labels", default=None, metavar="Y.npy", help="the .npy file of the labels y (+1/-1) when --data is an .npy of X")
     r.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")
     r.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     add_max_bytes(r)
@@ -410,7 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
 
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")
-    mg.add_argument("--data", required=True, help="LIBSVM/svmlight file (.gz ok) or .npz with X and y")
+    mg.add_argument("--data", required=True, help="the data: LIBSVM/svmlight text (.gz ok), .npz with arrays X and y, .npy of X (with --labels), or CSV with the label in the first column (.csv, .csv.gz)")
+    mg.add_argument("--labels", default=None, metavar="Y.npy", help="the .npy file of the labels y (+1/-1) when --data is an .npy of X")
     mg.add_argument("--n-features", type=int, default=None, help="number of features of a LIBSVM file (default: its largest index)")
     add_max_bytes(mg)
     mg.add_argument("--limit", type=positive_int, default=None, help="use only the first N points (N >= 1)")

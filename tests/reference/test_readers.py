@@ -500,3 +500,98 @@ def test_readers_refuse_what_they_used_to_accept_or_crash_on(files, tmp_path):
         ref.load_npz(files["garbage_gz"])
     with pytest.raises(ValueError, match="BadGzipFile"):
         ref.load_libsvm(files["garbage_gz"])
+
+
+# -- load_data: the reader chosen by the file's name; .npy pairs; CSV -------------------------------
+
+
+def _csv(tmp_path, text, name="d.csv"):
+    p = tmp_path / name
+    if name.endswith(".gz"):
+        with gzip.open(p, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_csv_reads_label_first_rows_with_or_without_a_header(tmp_path):
+    """A header of column numbers (0, 1, ..., d) or of names is skipped; the rows are read exactly."""
+    rows = "-1,0.5,0\n1,0,0.25\n\n1,3,-2\n"
+    want_X = np.array([[0.5, 0.0], [0.0, 0.25], [3.0, -2.0]])
+    want_y = np.array([-1, 1, 1])
+    for header in ("", "0,1,2\n", "label,a,b\n"):
+        for name in ("d.csv", "d.csv.gz"):
+            X, y = reference.load_data(_csv(tmp_path, header + rows, name))
+            assert np.array_equal(X, want_X) and X.dtype == np.float64, (header, name)
+            assert np.array_equal(y, want_y) and y.dtype == np.int64, (header, name)
+
+
+def test_csv_first_row_with_a_bad_label_is_refused_not_taken_for_a_header(tmp_path):
+    """Only a line of names or of the column numbers 0..d is a header: a data row with label 2 (or
+    1, 2, 3, ...) is refused or read, never silently dropped."""
+    with pytest.raises(ValueError, match=r"d.csv:1: not a CSV data row \(label '2' is not \+1/-1\)"):
+        reference.load_csv(_csv(tmp_path, "2,0.5\n1,1\n"))
+    X, y = reference.load_csv(_csv(tmp_path, "1,2,3\n-1,0,1\n"))
+    assert np.array_equal(y, [1, -1]) and np.array_equal(X, [[2, 3], [0, 1]])
+
+
+def test_csv_errors_name_the_line(tmp_path):
+    with pytest.raises(ValueError, match=r"d.csv:3: 2 fields where the rows above have 3"):
+        reference.load_csv(_csv(tmp_path, "0,1,2\n1,1,1\n-1,1\n"))
+    with pytest.raises(ValueError, match=r"d.csv:2: not a CSV data row .*'x'"):
+        reference.load_csv(_csv(tmp_path, "1,1\n-1,x\n"))
+    with pytest.raises(ValueError, match="has no data rows"):
+        reference.load_csv(_csv(tmp_path, "0,1\n"))
+    with pytest.raises(ValueError, match="max_bytes = 4 bytes"):
+        reference.load_csv(_csv(tmp_path, "1,1\n-1,1\n"), max_bytes=4)
+
+
+def test_the_shipped_csv_export_is_the_libsvm_file():
+    """The CSV export beside a1a (header 0..123, label first) reads to the same matrix as the LIBSVM file."""
+    from theorems.instances.families import data_dir
+
+    folder = data_dir() / "a1a"
+    if not (folder / "a1a.csv.gz").is_file() or not (folder / "a1a").is_file():
+        pytest.skip("a1a and its CSV export are not in the data directory")
+    X, y = reference.load_data(folder / "a1a.csv.gz")
+    X2, y2 = reference.load_data(folder / "a1a", n_features=123)
+    assert np.array_equal(X, X2.toarray()) and np.array_equal(y, y2)
+
+
+def test_npy_pairs_read_and_a_lone_npy_says_what_is_missing(tmp_path):
+    X = np.array([[1.0, 2.0], [-3.0, 0.5]])
+    y = np.array([1, -1])
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    X2, y2 = reference.load_data(tmp_path / "X.npy", labels=tmp_path / "y.npy")
+    assert np.array_equal(X2, X) and np.array_equal(y2, y)
+    with pytest.raises(ValueError, match=r"X.npy: an .npy file holds one array \(X\); pass the .npy file of the labels y as labels="):
+        reference.load_data(tmp_path / "X.npy")
+    pair = np.empty(2, dtype=object)
+    pair[0], pair[1] = X, y
+    np.save(tmp_path / "obj.npy", pair, allow_pickle=True)
+    with pytest.raises(ValueError, match="obj.npy: not a readable .npy array"):
+        reference.load_npy(tmp_path / "obj.npy", tmp_path / "y.npy")
+    np.savez(tmp_path / "z.npz", X=X, y=y)
+    (tmp_path / "z.npz").rename(tmp_path / "z.npy")
+    with pytest.raises(ValueError, match="an .npz archive, not an .npy array"):
+        reference.load_npy(tmp_path / "z.npy", tmp_path / "y.npy")
+
+
+def test_load_data_refuses_options_of_another_format_and_names_the_formats(tmp_path):
+    np.save(tmp_path / "X.npy", np.eye(2))
+    with pytest.raises(ValueError, match="n_features applies to LIBSVM files only"):
+        reference.load_data(tmp_path / "X.npy", labels=tmp_path / "X.npy", n_features=3)
+    with pytest.raises(ValueError, match="labels= is the .npy of y beside an .npy of X"):
+        reference.load_data(_csv(tmp_path, "1,1\n"), labels="y.npy")
+    (tmp_path / "X.bin").write_bytes((tmp_path / "X.npy").read_bytes())
+    with pytest.raises(ValueError, match=r"cannot be read as a LIBSVM text file.*the data files read are: LIBSVM/svmlight text .*\.npz.*\.npy.*CSV"):
+        reference.load_data(tmp_path / "X.bin")
+    (tmp_path / "d.txt").write_text("0,1,2\n1,1,1\n")
+    with pytest.raises(ValueError, match=r"d.txt:1: not LIBSVM format.*the data files read are:"):
+        reference.load_data(tmp_path / "d.txt")
+    (tmp_path / "e.txt").write_text("1 1:1\n1 x\n")
+    with pytest.raises(ValueError, match=r"e.txt:2: not LIBSVM format") as info:
+        reference.load_data(tmp_path / "e.txt")
+    assert "the data files read are" not in str(info.value)  # a LIBSVM file with a bad line 2 is told about line 2 only

@@ -114,6 +114,30 @@ def test_run_npz_and_limit(tmp_path, capsys):
     assert len(d["w"]) == 2 and d["status"] == "separator"
 
 
+def test_run_and_margin_read_npy_pairs_and_csv(tmp_path, capsys):
+    """--data X.npy --labels y.npy and a CSV (label first, header of column numbers) read the same
+    points as the .npz; a lone .npy, and a binary file under another name, are one-line errors
+    that say what to pass."""
+    X, y = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.2]]), np.array([1, 1, -1])
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    (tmp_path / "d.csv").write_text("0,1,2\n" + "".join(f"{l},{a},{b}\n" for l, (a, b) in zip(y, X)))
+    outs = []
+    for data in (["--data", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy")], ["--data", str(tmp_path / "d.csv")]):
+        assert cli.main(["run", "perceptron", *data, "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+        assert cli.main(["margin", *data]) == 0
+        assert "separable" in capsys.readouterr().out
+    assert outs[0]["w"] == outs[1]["w"] and outs[0]["status"] == "separator"
+    assert cli.main(["margin", "--data", str(tmp_path / "X.npy")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--labels FILE" in err
+    (tmp_path / "X.bin").write_bytes((tmp_path / "X.npy").read_bytes())
+    assert cli.main(["run", "snkp", "--data", str(tmp_path / "X.bin")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the data files read are:" in err and "CSV" in err
+
+
 def test_run_errors_are_clean(tmp_path, capsys):
     bad = tmp_path / "bad.svm"
     bad.write_text("0 1:1\n1 1:2\n")
