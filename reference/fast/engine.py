@@ -29,7 +29,10 @@ from ..result import (
     MAX_ITER,
     SEPARATOR,
     Result,
+    budget_message,
     pattern_allowance,
+    unverified_note,
+    verified_message,
     verify_certificate,
     verify_certificate_factored,
     verify_separator_gram,
@@ -76,16 +79,16 @@ def _drive(
         if claim is None:
             last = declined() if declined is not None else None
             if last is not None and last[0] > noted_at:
-                unverified = f"; the last claim ({SEPARATOR}, iteration {last[0]}) was not verified: {last[1]}"
-            return k_new, MAX_ITER, f"budget exhausted after {k_new} iterations{unverified}", products
+                unverified = unverified_note(SEPARATOR, last[0], last[1])
+            return k_new, MAX_ITER, budget_message(k_new, unverified), products
         reason = verify(claim)
         if not reason:
-            return k_new, claim, f"{claim} verified in {F64.label}", products
+            return k_new, claim, verified_message(claim, F64.label), products
         position = tests.index(claim) + 1
         if k_new < k or (k_new == k and position <= resume):  # no progress: a broken kernel
             return k_new, MAX_ITER, f"{claim} claimed but not verified: {reason}", products
         if claim in noted:
-            unverified, noted_at = f"; the last claim ({claim}, iteration {k_new}) was not verified: {reason}", k_new
+            unverified, noted_at = unverified_note(claim, k_new, reason), k_new
         k, resume = k_new, position
 
 
@@ -301,7 +304,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
             reason = g.verify_separator(alpha) if claim == SEPARATOR else g.verify_certificate(q, epsilon, strict=True)
             if not reason:
                 break
-            unverified = f"; the last claim ({claim}, iteration {iterations}) was not verified: {reason}"
+            unverified = unverified_note(claim, iterations, reason)
             claim = None
         if exhausted or iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
             break
@@ -318,11 +321,11 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
         inner_its.append(inner.iterations)
         exhausted = inner.status == MAX_ITER
     if claim is not None:
-        status, message = claim, f"{claim} verified in {F64.label}"
+        status, message = claim, verified_message(claim, F64.label)
     elif exhausted and inner.iterations < budget:  # a broken SNKPVN kernel: it ended on a refused claim with budget left
         status, message = MAX_ITER, f"SNKPVN call t = {t - 1}: {inner.message}"
     else:
-        status, message = MAX_ITER, f"budget exhausted after {iterations} iterations{unverified}"
+        status, message = MAX_ITER, budget_message(iterations, unverified)
     info = {"T": t, "deltas": deltas, "inner_iterations": inner_its, "epsilon": epsilon}
     return _result("isnkpvn", status, message, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
 
@@ -437,17 +440,17 @@ def pt11(
             continue
         a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
         if code != K.CONVERGED:
-            status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
+            status, message = MAX_ITER, budget_message(int(istate[0]), unverified)
             break
         reason = verify_separator_patterns(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
         if not reason:
-            status, message = SEPARATOR, f"{SEPARATOR} verified in {F64.label}"
+            status, message = SEPARATOR, verified_message(SEPARATOR, F64.label)
         elif istate[2] == passes:  # no full pass made, yet "converged": a broken kernel
             status, message = MAX_ITER, f"{SEPARATOR} claimed but not verified: {reason}"
         else:
-            unverified = f"; the last claim ({SEPARATOR}, iteration {int(istate[0])}) was not verified: {reason}"
+            unverified = unverified_note(SEPARATOR, int(istate[0]), reason)
             if istate[0] >= max_iter or istate[1] >= max_epochs:  # drive(): the budget, checked before every step
-                status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
+                status, message = MAX_ITER, budget_message(int(istate[0]), unverified)
                 break
             # [reference.dynamic_margin._unverified_update] the first pattern not above the verifier's
             # round-off allowance counts as a mistake: one update with it, then a fresh pass
