@@ -17,7 +17,6 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm
-from .fast import FAST, check_engine
 from .data import check_bool, check_gram, check_int, check_real
 from .result import (
     CERTIFICATE,
@@ -29,6 +28,7 @@ from .result import (
     verify_separator_gram,
 )
 from .blas import one_thread
+from .states import NVNState
 
 __all__ = ["NVNState", "nvn"]
 
@@ -38,17 +38,6 @@ class _Problem:
     G: np.ndarray
     epsilon: object
     ar: Arithmetic
-
-
-@dataclass(frozen=True)
-class NVNState:
-    """The state (k, p_k) of Algorithm 5; ``theta`` is theta_{k-1} and ``j`` the index used
-    by the step that produced this state (``None`` at k = 0)."""
-
-    k: int
-    p: np.ndarray
-    theta: object = None
-    j: Optional[int] = None
 
 
 def _init(pb: _Problem) -> NVNState:
@@ -106,7 +95,6 @@ def nvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """The Normalized von Neumann algorithm (NVN)  [RP14 Alg. 5, with the primal exit of E-A6].
 
@@ -133,9 +121,6 @@ def nvn(
         Record every state (k, p_k, theta_{k-1}, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -144,10 +129,6 @@ def nvn(
         ``"separator"`` with ``alpha = p`` (G alpha > 0 verified), or ``"max_iter"``.
         ``info["norm_p"]`` is ||p||_G, ``info["epsilon"]`` the accuracy.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.nvn(G, epsilon, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")

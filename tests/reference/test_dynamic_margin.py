@@ -1350,7 +1350,7 @@ def test_patterns_rejects_rho_and_delta_naming_the_fix(kw, message):
         dm.patterns([[1.0, 2.0]], [1], **kw)
 
 
-@pytest.mark.parametrize("fn, arg", [(dm.pdm, 0.1), (dm.pfm, 0.05), (dm.pdm_succ, 0.05)], ids=["pdm", "pfm", "pdm_succ"])
+@pytest.mark.parametrize("fn, arg", [(ref.pdm, 0.1), (ref.pfm, 0.05), (ref.pdm_succ, 0.05)], ids=["pdm", "pfm", "pdm_succ"])
 def test_fast_engine_refuses_a_trace_naming_the_fix(fn, arg):
     pytest.importorskip("numba")
     message = r"^trace=True is the textbook engine's for PT11 \(one state per update\); pass engine='textbook'$"
@@ -1389,7 +1389,7 @@ def test_a_separator_at_the_edge_of_overflow_is_verified_on_the_scaled_patterns(
     beta_or_eps = arg * X[0, 0] if fn is dm.pfm else arg
     if engine == "fast":
         pytest.importorskip("numba")
-    r = fn(X, y, beta_or_eps, rho=None, max_iter=20, engine=engine)
+    r = getattr(ref, fn.__name__)(X, y, beta_or_eps, rho=None, max_iter=20, engine=engine)
     assert r.status == "separator" and r.iterations == 1
     assert r.w.tolist() == [0.75, 0.75] and r.info["scale"] == "2^-1024"
     assert verify_exact(r, X, y) == ""
@@ -1398,7 +1398,7 @@ def test_a_separator_at_the_edge_of_overflow_is_verified_on_the_scaled_patterns(
 @pytest.mark.parametrize("engine", ["textbook", "fast"])
 @pytest.mark.parametrize("fn, arg", _PT11, ids=["pdm", "pfm", "pdm_succ"])
 def test_an_inexact_scaling_is_not_what_a_claim_is_verified_on(fn, arg, engine, monkeypatch):
-    # _rescaled returns exact=False when scaling the patterns lost bits (entries that
+    # reference.prepare._rescaled returns exact=False when scaling the patterns lost bits (entries that
     # underflow): the run goes on with the scaled copy, but a separator must then be verified
     # on the patterns as given.  Stand in for such a lossy copy with one that has y_2 = (1, 0)
     # where the data have y_2 = (-1, 0): the copy is separable by a = (1, 0) after one update,
@@ -1409,8 +1409,8 @@ def test_an_inexact_scaling_is_not_what_a_claim_is_verified_on(fn, arg, engine, 
         pytest.importorskip("numba")
     X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 1])
     lossy = make_patterns(np.array([[1.0, 0.0], [1.0, 0.0]]), y, rho=None)
-    monkeypatch.setattr(dm, "_rescaled", lambda P: (lossy, 0, False))
-    r = fn(X, y, arg, rho=None, max_iter=30, engine=engine)
+    monkeypatch.setattr(reference.prepare, "_rescaled", lambda P: (lossy, 0, False))  # the one preparation both engines run
+    r = getattr(ref, fn.__name__)(X, y, arg, rho=None, max_iter=30, engine=engine)
     assert r.status == "max_iter"
     assert r.iterations == 30 and "not verified" in r.message
 
@@ -1422,8 +1422,8 @@ def test_an_inexact_scaling_is_not_what_a_claim_is_verified_on(fn, arg, engine, 
 @pytest.mark.parametrize(
     "run",
     [
-        lambda: pfm(np.array([[1.0, 0.5], [-0.5, 1.0]]), np.array([1, -1]), beta=1e200, multiple_updates=True, max_iter=20, engine="textbook"),
-        lambda: pdm(np.array([[0.5]]), np.array([1]), epsilon=5e-324, rho=None, multiple_updates=True, max_iter=20, engine="textbook"),
+        lambda: pfm(np.array([[1.0, 0.5], [-0.5, 1.0]]), np.array([1, -1]), beta=1e200, multiple_updates=True, max_iter=20),
+        lambda: pdm(np.array([[0.5]]), np.array([1]), epsilon=5e-324, rho=None, multiple_updates=True, max_iter=20),
     ],
     ids=["pfm-overflow", "pdm-invalid"],
 )

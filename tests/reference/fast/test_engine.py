@@ -805,7 +805,9 @@ def test_unknown_engine_is_refused():
 
 
 def test_missing_numba_names_the_install_command(monkeypatch):
-    monkeypatch.setattr(reference.fast, "available", lambda: False)
+    import reference.engines
+
+    monkeypatch.setattr(reference.engines, "available", lambda: False)  # the one check_engine reads
     X, y = _planted(10, 2)
     for call in (lambda: reference.nkp(reference.gram(X, y), engine="fast"), lambda: reference.pdm(X, y, 0.1, engine="fast")):
         with pytest.raises(ValueError, match=r"pip install 'perceptron-margins\[fast\]'"):
@@ -844,7 +846,10 @@ def test_boundary_values_are_accepted():
 
 
 def test_check_engine():
-    F = reference.fast
+    import reference.engines as F
+
+    for name in ("TEXTBOOK", "FAST", "ENGINES", "INSTALL_HINT", "available", "check_engine"):
+        assert getattr(reference.fast, name) is getattr(F, name), name  # re-exported by reference.fast
     assert (F.TEXTBOOK, F.FAST, F.ENGINES) == ("textbook", "fast", ("textbook", "fast"))
     assert F.check_engine("textbook") == "textbook" and F.check_engine("fast") == "fast"
     assert F.check_engine("textbook", 30) == "textbook"  # precision= is the textbook engine's
@@ -867,10 +872,12 @@ def test_check_engine_without_numba(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
-    assert reference.fast.available() is False
+    import reference.engines as F
+
+    assert F.available() is False
     with pytest.raises(ValueError, match=r"^engine='fast' needs numba, which is not installed; run: pip install 'perceptron-margins\[fast\]'$"):
-        reference.fast.check_engine("fast")
-    assert reference.fast.check_engine("textbook") == "textbook"
+        F.check_engine("fast")
+    assert F.check_engine("textbook") == "textbook"
 
 
 def test_separators_and_budgets_keep_the_textbook_info_keys():
