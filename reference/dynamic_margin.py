@@ -37,6 +37,8 @@ convergence every pattern fails the test, hence ``min_k a.y_k/||a|| > theta_t/||
 Conventions.  Patterns are rows: ``y_k = [l_k x_k, l_k rho]`` (augmentation by ``rho``, then
 reflection; PT11 Sec. 2), extended by ``[l_k Delta delta_{1k}, ..., l_k Delta delta_{mk}]``
 when ``Delta`` is given (PT11 Sec. 5).  Pattern indices in states and traces are 0-based.
+The textbook engine: ``reference.pdm`` etc. (:mod:`reference.algorithms`) prepare a call once
+(:func:`reference.prepare.prepare_pt11`) and :func:`run` it here, or in the compiled engine.
 """
 
 from __future__ import annotations
@@ -64,20 +66,9 @@ from .blas import one_thread
 from .states import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, GUARD_STEPS, DynamicMarginState
 
 __all__ = [
-    "DynamicMarginState",
-    "pdm",
-    "pfm",
-    "pdm_succ",
-    "pdm_threshold",
-    "pfm_threshold",
-    "pdm_mu_plus",
-    "pfm_mu_plus",
-    "succ_schedule",
-    "patterns",
-    "ACTIVE_SET_C",
-    "ACTIVE_SET_N_EP",
-    "run",
-]
+    "DynamicMarginState", "pdm", "pfm", "pdm_succ", "pdm_threshold", "pfm_threshold", "pdm_mu_plus", "pfm_mu_plus",
+    "succ_schedule", "patterns", "run", "ACTIVE_SET_C", "ACTIVE_SET_N_EP",
+]  # fmt: skip
 
 # -- the problem ------------------------------------------------------------------------------------
 
@@ -524,21 +515,12 @@ def run(pt: PT11Run, progress=None) -> Result:
     threshold, mu_plus = (pfm_threshold, pfm_mu_plus) if pt.pfm else (pdm_threshold, pdm_mu_plus)
     ar, P = pt.ar, pt.P
     with ar.context():
+        q = ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms()  # q_k = ||y_k||^2
         pb = _Problem(
-            P=P,
-            P_verify=pt.P_verify,
-            q=ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms(),  # q_k = ||y_k||^2
-            ar=ar,
-            threshold=threshold,
-            mu_plus=mu_plus,
-            schedule=tuple(ar.scalar(v) for v in pt.schedule),
-            active_sets=pt.active_sets,
-            multiple_updates=pt.multiple_updates,
-            warmup=pt.warmup,
-            max_iter=pt.max_iter,
-            max_epochs=pt.max_epochs,
-            seed=pt.seed,
-        )
+            P=P, P_verify=pt.P_verify, q=q, ar=ar, threshold=threshold, mu_plus=mu_plus,
+            schedule=tuple(ar.scalar(v) for v in pt.schedule), active_sets=pt.active_sets,
+            multiple_updates=pt.multiple_updates, warmup=pt.warmup, max_iter=pt.max_iter, max_epochs=pt.max_epochs, seed=pt.seed,
+        )  # fmt: skip
     budget = None if pt.max_epochs is None else (lambda pb, s: s.epoch >= pb.max_epochs)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")

@@ -3,6 +3,8 @@
 
 Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
 :func:`reference.result.drive`.  The same code runs in float64 and in mpmath.
+The textbook engine: ``reference.perceptron`` etc. (:mod:`reference.algorithms`) run these, or
+with ``engine="fast"`` the compiled engine, which this module does not import.
 
 Conventions: ``X`` is ``(n, d)`` with the points as rows; ``Z = reflect(X, y)`` holds the
 reflected points ``z_i = y_i x_i`` as rows, so ``Z @ w`` is the vector ``Y X^T w`` of the paper

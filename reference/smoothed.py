@@ -2,6 +2,9 @@
 
 Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
 :func:`reference.result.drive`.  The same code runs in float64 and in mpmath.
+The textbook engine: ``reference.snkp`` etc. (:mod:`reference.algorithms`) run these, or with
+``engine="fast"`` the compiled engine, which this module does not import; that engine runs
+ISNKPVN's outer loop, :func:`outer_loop`, around its own SNKPVN.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ G = [<a_i, a_j>], the iterate w_k = X Y p_k is implicit:
     ||w_k||^2 = p_k^T G p_k = ||p_k||_G^2,   y_i x_i^T w_k = (G p_k)_i,   ||a_j||^2 = G_jj = 1.
 
 The algorithm is an ``init`` / ``step`` pair over an immutable state, run by
-:func:`reference.result.drive`; the same code runs in float64 and in mpmath.
+:func:`reference.result.drive`; the same code runs in float64 and in mpmath.  The textbook
+engine: ``reference.nvn`` (:mod:`reference.algorithms`) runs it, or with ``engine="fast"`` the
+compiled engine, which this module does not import.
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ only (the house pattern of style-examples Sec. 2):
 * :mod:`reference.fast.pt11_kernels`  PT11's box, PFM, PDM-succ, active sets, multiple updates,
                                      on CSR patterns with the rho and Delta coordinates implicit.
 
+Imports point one way: this package imports the textbook's states and constants
+(:mod:`reference.states`), its preparation of the data (:mod:`reference.prepare`), its verifiers
+and status messages (:mod:`reference.result`) and, where a loop is the same, its driver (ISNKPVN's
+outer loop, :func:`reference.smoothed.outer_loop`); no textbook module imports it.  The engine is
+chosen in one place, :mod:`reference.algorithms`; the engine names live in :mod:`reference.engines`
+(re-exported here).
+
 Every compiled line carries the reference line and paper tag it replaces.  No kernel uses
 ``fastmath``: their outputs feed round-off allowances, and the engine's verdict is never
 trusted anyway -- every claim is recomputed from the returned vector by the reference's

@@ -8,7 +8,10 @@ verdict is never trusted.  A refused claim does not end the run, as in the textb
 kernel returns at every claim with its state, and after a refusal it is called again from that
 state with the remaining budget (:func:`_drive`; PT11: one update with the first pattern within
 round-off, then a fresh pass).  The Result is the textbook's (same fields, ``info`` keys and
-messages) with ``engine="fast"``.
+messages) with ``engine="fast"``.  The public functions of :mod:`reference.algorithms` call these
+for ``engine="fast"``; PT11 calls arrive validated and prepared (:func:`reference.prepare.prepare_pt11`),
+and ISNKPVN runs the textbook's outer loop (:func:`reference.smoothed.outer_loop`) around the
+compiled SNKPVN.
 
 Traces: the RP14 algorithms record their iterates (``trace=True``) as the same state classes as
 the textbook code; the PT11 machine's trace (one state per update, active-set bookkeeping) is the

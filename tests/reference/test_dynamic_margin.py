@@ -1471,7 +1471,7 @@ def test_pt11_kernel_converging_without_a_pass_is_stopped(monkeypatch):
     real, calls = pt11_kernels.run, []
 
     def lazy(*args):  # the real kernel once; then "converged" at once, the state untouched
-        calls.append(int(args[-3][2]))  # istate[2]: the passes made so far
+        calls.append(int(args[-3][pt11_kernels.PASSES]))  # istate: the passes made so far
         return real(*args) if len(calls) == 1 else pt11_kernels.CONVERGED
 
     monkeypatch.setattr(pt11_kernels, "run", lazy)

@@ -1310,3 +1310,29 @@ def test_soak_both_engines_short_slice_finds_nothing():
     assert report.tallies["nvn [fast]"].runs > 0 and "margin [fast]" not in report.tallies
     assert report.total().claims > 0
     assert report.ok, report.failures[:3]
+
+
+@needs_numba
+def test_isnkpvn_runs_the_textbook_outer_loop_around_the_compiled_snkpvn(monkeypatch):
+    """RP14 Alg. 7's loop is written once (reference.smoothed.outer_loop): the compiled engine hands
+    it its own SNKPVN, and every inner Result it records is the compiled one."""
+    from reference import smoothed
+
+    assert E.outer_loop is smoothed.outer_loop
+    inner = []
+
+    def spy(*args, snkpvn, **kw):
+        def counted(*a):
+            inner.append(snkpvn(*a))
+            return inner[-1]
+
+        return smoothed.outer_loop(*args, snkpvn=counted, **kw)
+
+    monkeypatch.setattr(E, "outer_loop", spy)
+    G = ref.gram(*_planted_3())
+    r = ref.isnkpvn(G, 2.0, 1e-3, engine="fast", trace=True)
+    assert r.engine == "fast" and len(inner) == r.info["T"] >= 1
+    assert all(i.engine == "fast" and i.algorithm == "snkpvn" for i in inner)
+    assert len(r.trace) == len(inner) and all(rec.inner is i for rec, i in zip(r.trace, inner))
+    slow = ref.isnkpvn(G, 2.0, 1e-3, trace=True)
+    assert (slow.status, slow.iterations, slow.info["T"]) == (r.status, r.iterations, r.info["T"])
