@@ -530,16 +530,6 @@ def test_extended_space_makes_xor_separable(seed):
         assert len(r.w) == 2 + 1 + len(y)
 
 
-def test_succ_schedule_erratum_e_b5():
-    assert succ_schedule(0.01, 8.0) == (0.5, 0.0625, 0.01)
-    assert succ_schedule(0.1, 2.0) == (0.5, 0.25, 0.125, 0.1)
-    assert succ_schedule(0.0625, 8.0) == (0.5, 0.0625)
-    assert succ_schedule(0.07, 8.0) == (0.5, 0.07)
-    assert succ_schedule(0.5, 8.0) == (0.5,)
-    assert succ_schedule(0.7, 8.0) == (0.7,)
-    assert succ_schedule(0.49, 1.5) == (0.5, 0.49)
-
-
 @given(integer_sets(), st.sampled_from([(0.1, 2.0), (0.01, 8.0), (0.25, 2.0)]))
 def test_pdm_succ_matches_the_box_with_successive_runs(data, eps_eta):
     eps, eta = eps_eta
@@ -1121,14 +1111,6 @@ def test_pdm_succ_info():
     assert res.info["eps_schedule"] == (0.5, 0.0625, 0.01)
     assert len(res.info["t_c"]) == 3 and res.info["t_c"][-1] == res.iterations
     assert ref.pdm(_X, _Y, 0.01).info["eps_schedule"] == (0.01,)
-
-
-def test_succ_schedule_stops_at_the_target():
-    # eps_1 = 1/2, eps_{n+1} = eps_n / eta, the last clamped to epsilon  [spec B.8, E-B5]
-    assert ref.dynamic_margin.succ_schedule(0.0625, 8.0) == (0.5, 0.0625)  # 0.5/8 hits it exactly
-    assert ref.dynamic_margin.succ_schedule(0.01, 8.0) == (0.5, 0.0625, 0.01)
-    assert ref.dynamic_margin.succ_schedule(0.5, 8.0) == (0.5,)
-    assert ref.dynamic_margin.succ_schedule(0.25, 2.0) == (0.5, 0.25)
 
 
 def test_pdm_mu_plus_is_the_larger_root():
