@@ -149,7 +149,7 @@ ACTIVE_SET_C1_FIRST_EPOCH = "1.1"
 #: Number of uses (N_ep1, N_ep2, N_ep3) of S1, S2, S3  [PT11 Sec. 4; spec B.9, E-B6].
 ACTIVE_SET_N_EP = (9, 12, 12)
 #: Unit steps of the round-off guard before it doubles its steps (:func:`reference.dynamic_margin._settle`;
-#: the compiled kernel :mod:`reference.fast.pt11_kernels` takes the same constant).
+#: the compiled kernel :mod:`reference.fast.pt11_kernels` restates it, a test keeps the two equal).
 GUARD_STEPS = 64
 
 

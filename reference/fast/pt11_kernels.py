@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..states import GUARD_STEPS  # unit steps of the round-off guard before doubling (reference.dynamic_margin._settle)
 from . import njit
 
 PDM_KIND, PFM_KIND = 0, 1
+GUARD_STEPS = 64  # reference.states.GUARD_STEPS: unit steps of the round-off guard before doubling (a kernel imports
+# nothing of ours but reference.arithmetic and njit; a test keeps the two equal)
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
 
 #: The machine's state between calls of :func:`run`, by name: ``istate[T]`` (int64) is t, the
