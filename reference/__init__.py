@@ -7,19 +7,27 @@ Every algorithm runs in float64 or, with ``precision=<digits>``, in mpmath, with
 and returns a :class:`Result` whose claim was verified before it was returned.
 """
 
-from .algorithms import SPECS
+from .algorithms import (
+    SPECS,
+    isnkpvn,
+    nkp,
+    normalized_perceptron,
+    nvn,
+    pdm,
+    pdm_succ,
+    perceptron,
+    pfm,
+    snkp,
+    snkpvn,
+)
 from .arithmetic import Arithmetic, arithmetic, g_norm, project_simplex, softmax
 from .data import augment, drop_zero_rows, extend, reflect
-from .dynamic_margin import pdm, pdm_succ, pfm
 from .exact import verify_exact, verify_margin_exact
 from .gram import gram, kernel_matrix, signed_gram
 from .margins import DataMargin, Margin, margin, margin_from_data
 from .patterns import Patterns, make_patterns
 from .readers import load_csv, load_data, load_libsvm, load_npy, load_npz
-from .perceptrons import nkp, normalized_perceptron, perceptron
 from .result import CERTIFICATE, MAX_ITER, SEPARATOR, Result
-from .smoothed import isnkpvn, snkp, snkpvn
-from .von_neumann import nvn
 
 ALGORITHMS = tuple(SPECS)  # the ten algorithms, in the papers' order (reference.algorithms.SPECS)
 

@@ -37,6 +37,8 @@ convergence every pattern fails the test, hence ``min_k a.y_k/||a|| > theta_t/||
 Conventions.  Patterns are rows: ``y_k = [l_k x_k, l_k rho]`` (augmentation by ``rho``, then
 reflection; PT11 Sec. 2), extended by ``[l_k Delta delta_{1k}, ..., l_k Delta delta_{mk}]``
 when ``Delta`` is given (PT11 Sec. 5).  Pattern indices in states and traces are 0-based.
+The textbook engine: ``reference.pdm`` etc. (:mod:`reference.algorithms`) prepare a call once
+(:func:`reference.prepare.prepare_pt11`) and :func:`run` it here, or in the compiled engine.
 """
 
 from __future__ import annotations
@@ -46,10 +48,10 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic, rescale_pow2
-from .fast import FAST, check_engine
-from .data import augment, check_bool, check_data, check_int, check_real, extend, reflect
-from .patterns import Patterns, make_patterns
+from .arithmetic import Arithmetic, arithmetic
+from .data import augment, check_data, check_real, extend, reflect
+from .patterns import Patterns
+from .prepare import PT11Run, prepare_pt11, succ_schedule
 from .result import (
     SEPARATOR,
     Algorithm,
@@ -61,103 +63,14 @@ from .result import (
     verify_separator_primal,
 )
 from .blas import one_thread
+from .states import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, GUARD_STEPS, DynamicMarginState
 
 __all__ = [
-    "DynamicMarginState",
-    "pdm",
-    "pfm",
-    "pdm_succ",
-    "pdm_threshold",
-    "pfm_threshold",
-    "pdm_mu_plus",
-    "pfm_mu_plus",
-    "succ_schedule",
-    "patterns",
-    "ACTIVE_SET_C",
-    "ACTIVE_SET_N_EP",
-]
+    "DynamicMarginState", "pdm", "pfm", "pdm_succ", "pdm_threshold", "pfm_threshold", "pdm_mu_plus", "pfm_mu_plus",
+    "succ_schedule", "patterns", "run", "ACTIVE_SET_C", "ACTIVE_SET_N_EP",
+]  # fmt: skip
 
-#: Filtering constants (c_1, c_2, c_3) of the three-level active sets  [PT11 Sec. 4; spec B.9].
-ACTIVE_SET_C = ("2.2", "1.1", "1")
-#: c_1 during the first epoch of plain PDM  [spec B.9].
-ACTIVE_SET_C1_FIRST_EPOCH = "1.1"
-#: Number of uses (N_ep1, N_ep2, N_ep3) of S1, S2, S3  [PT11 Sec. 4; spec B.9, E-B6].
-ACTIVE_SET_N_EP = (9, 12, 12)
-
-
-# -- state and problem ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DynamicMarginState:
-    """The state of the PDM / PFM / PDM-succ machine after one step.
-
-    A step presents patterns from position ``k`` of the current pass until one update (or one
-    multiple update) is made or the pass ends, so a trace holds one state per update (plus one
-    state for every pass whose tail made no update).
-
-    Attributes
-    ----------
-    t : int
-        Number of updates so far (the paper's t).
-    a : ndarray
-        The weight vector a_t.
-    ell : scalar
-        ell_t, equal to ||a_t||^2, carried by the recurrence ell_{t+1} = ell_t + 2 p_tk + q_k.
-    theta : scalar
-        The threshold theta_t of the misclassification test p_tk <= theta_t.
-    k : int
-        Position in ``order`` of the next pattern to present.
-    order : tuple of int
-        The current pass: 0..m-1 in the textbook box; a permutation or an active set otherwise.
-    epoch : int
-        Completed passes over the whole data set (for loops of the box).
-    updates_in_pass : int
-        Update events (single or multiple) made so far in the current pass.
-    pattern : int or None
-        The (0-based) pattern updated by the step that produced this state; ``None`` if that
-        step ended a pass without an update.
-    lam : int
-        Number of updates made by that step (1 in the box; lambda with multiple updates; 0).
-    run : int
-        Index of the current run of PDM-succ (0 for PDM and PFM).
-    t_c : tuple of int
-        t at the end of every completed run.
-    converged : bool
-        A full pass of the last run made no update.
-    passes : int
-        Passes of any kind so far (full passes and active-set passes).
-    level : int
-        Active sets: 0 = full pass, 1/2/3 = pass over S1/S2/S3.
-    sets : tuple of tuples
-        Active sets (S1, S2, S3) in presentation order.
-    built : tuple
-        The set being built by the current pass, as a cons list ``(index, rest)``.
-    uses : tuple of int
-        Uses (n1, n2, n3) of S1, S2, S3 in their current loops.
-    rng_state : dict or None
-        State of the permutation generator (active sets), so that every step is a pure function.
-    """
-
-    t: int
-    a: np.ndarray
-    ell: object
-    theta: object
-    k: int
-    order: Tuple[int, ...]
-    epoch: int = 0
-    updates_in_pass: int = 0
-    pattern: Optional[int] = None
-    lam: int = 0
-    run: int = 0
-    t_c: Tuple[int, ...] = ()
-    converged: bool = False
-    passes: int = 0
-    level: int = 0
-    sets: Tuple[Tuple[int, ...], ...] = ((), (), ())
-    built: tuple = ()
-    uses: Tuple[int, int, int] = (0, 0, 0)
-    rng_state: Optional[dict] = None
+# -- the problem ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -182,7 +95,7 @@ class _Problem:
 
     @property
     def verified_on(self) -> Patterns:
-        """P, or the patterns before an exact-but-underflowing rescaling (:func:`_rescaled`)."""
+        """P, or the patterns before an exact-but-underflowing rescaling (:func:`reference.prepare.prepare_pt11`)."""
         return self.P if self.P_verify is None else self.P_verify
 
 
@@ -272,10 +185,6 @@ def _lambda(pb: _Problem, s: DynamicMarginState, j: int, p) -> int:
     lam = pb.ar.floor(mu) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     lam = max(1, min(lam, room))
     return _settle(lambda n: _holds_after(pb, s, j, p, n), lam, room)
-
-
-#: Unit steps of the round-off guard before it doubles its steps (:func:`_settle`).
-GUARD_STEPS = 64
 
 
 def _settle(holds: Callable[[int], bool], lam: int, room: int) -> int:
@@ -565,22 +474,6 @@ PDM_SUCC = _algorithm("pdm_succ")
 # -- public functions -----------------------------------------------------------------------------
 
 
-def succ_schedule(epsilon: float, eta: float) -> Tuple[float, ...]:
-    """The accuracies of PDM-succ: eps_1 = 1/2, eps_{n+1} = eps_n / eta, the last clamped to
-    ``epsilon``  [PT11 Sec. 4; spec B.8; erratum E-B5].  A single run if ``epsilon >= 1/2``.
-
-    >>> succ_schedule(0.01, 8.0)
-    (0.5, 0.0625, 0.01)
-    """
-    if epsilon >= 0.5:
-        return (epsilon,)
-    out = [0.5]
-    while out[-1] / eta > epsilon:
-        out.append(out[-1] / eta)
-    out.append(epsilon)
-    return tuple(out)
-
-
 def patterns(X, y, *, rho=1.0, Delta=None, precision: Optional[int] = None) -> np.ndarray:
     """The patterns y_k as rows: ``[l_k x_k, l_k rho]``, extended by ``l_k Delta e_k`` if Delta.
 
@@ -616,106 +509,23 @@ def _check_optional_positive(name: str, value, hint: str) -> None:
         check_real(name, value, low=0, hint=hint)
 
 
-_check_bool = check_bool  # the one flag validator (reference.data)
-
-
-def _run(
-    algorithm: Algorithm,
-    X,
-    y,
-    schedule: tuple,
-    threshold: Callable,
-    mu_plus: Callable,
-    warmup: bool,
-    *,
-    rho,
-    Delta,
-    active_sets,
-    multiple_updates,
-    max_iter,
-    max_epochs,
-    seed,
-    trace,
-    precision,
-    engine,
-    extra_info: dict,
-    progress=None,
-) -> Result:
-    """Validate the shared keywords, build the patterns and drive ``algorithm``."""
-    fast = check_engine(engine, precision) == FAST
-    ar = arithmetic(precision)
-    P_data = make_patterns(X, y, rho=rho, Delta=Delta)  # dense or CSR, the patterns held implicitly, O(nnz + m)
-    active_sets = _check_bool("active_sets", active_sets)
-    multiple_updates = _check_bool("multiple_updates", multiple_updates)
-    trace = _check_bool("trace", trace)
-    max_iter = check_int("max_iter", max_iter)
-    max_epochs = None if max_epochs is None else check_int("max_epochs", max_epochs)
-    seed = check_int("seed", seed)
-    P, e, exact = P_data, 0, True
-    if not ar.is_mp:
-        # float64: rho and Delta as doubles (an mpmath.mpf rho would carry mpmath arithmetic into
-        # p_tk, ell_t and theta_t); extreme scales: run on the patterns times 2^-e (exact; PFM's beta alike)
-        P_data = replace(P_data, **{k: None if v is None else float(v) for k, v in (("rho", P_data.rho), ("Delta", P_data.Delta))})
-        P, e, exact = _rescaled(P_data)
-        if e and threshold is pfm_threshold:
-            schedule = tuple(float(np.ldexp(float(v), -e)) for v in schedule)
-    scale = {"scale": f"2^{-e}"} if e else {}
-    if fast:
-        if trace:
-            raise ValueError("trace=True is the textbook engine's for PT11 (one state per update); pass engine='textbook'")
-        from .fast import engine as fast_engine
-
-        result = fast_engine.pt11(
-            algorithm.name, P, P if exact else P_data, schedule, threshold is pfm_threshold, warmup,
-            active_sets=active_sets, multiple_updates=multiple_updates, max_iter=max_iter, max_epochs=max_epochs, seed=seed,
-        )  # fmt: skip
-        return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta, **scale})
+def run(pt: PT11Run, progress=None) -> Result:
+    """Drive the PT11 machine on a prepared call (:func:`reference.prepare.prepare_pt11`)."""
+    algorithm = {"pdm": PDM, "pfm": PFM, "pdm_succ": PDM_SUCC}[pt.name]
+    threshold, mu_plus = (pfm_threshold, pfm_mu_plus) if pt.pfm else (pdm_threshold, pdm_mu_plus)
+    ar, P = pt.ar, pt.P
     with ar.context():
+        q = ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms()  # q_k = ||y_k||^2
         pb = _Problem(
-            P=P,
-            P_verify=P if exact else P_data,
-            q=ar.array([P.sqnorm(k, ar) for k in range(P.m)]) if ar.is_mp else P.sqnorms(),  # q_k = ||y_k||^2
-            ar=ar,
-            threshold=threshold,
-            mu_plus=mu_plus,
-            schedule=tuple(ar.scalar(v) for v in schedule),
-            active_sets=active_sets,
-            multiple_updates=multiple_updates,
-            warmup=warmup,
-            max_iter=max_iter,
-            max_epochs=max_epochs,
-            seed=seed,
-        )
-    budget = None if max_epochs is None else (lambda pb, s: s.epoch >= pb.max_epochs)
+            P=P, P_verify=pt.P_verify, q=q, ar=ar, threshold=threshold, mu_plus=mu_plus,
+            schedule=tuple(ar.scalar(v) for v in pt.schedule), active_sets=pt.active_sets,
+            multiple_updates=pt.multiple_updates, warmup=pt.warmup, max_iter=pt.max_iter, max_epochs=pt.max_epochs, seed=pt.seed,
+        )  # fmt: skip
+    budget = None if pt.max_epochs is None else (lambda pb, s: s.epoch >= pb.max_epochs)
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
-    result = drive(algorithm, pb, ar, max_iter, trace, budget=budget, progress=progress)
-    return replace(result, info={**result.info, **extra_info, "rho": rho, "Delta": Delta, **scale})
-
-
-def _rescaled(P: Patterns):
-    """``(P 2^-e, e, exact)``: patterns whose largest |entry| (x, rho, Delta) lies outside
-    [2^-64, 2^64) scaled into [1/2, 1) by a power of two (:func:`reference.arithmetic.rescale_pow2`);
-    ``exact``: no entry underflowed, so a separator of the scaled patterns is verified on them."""
-    extra = [v for v in (P.rho, P.Delta) if v is not None]
-    values = np.concatenate([np.asarray(P.data, dtype=np.float64), np.asarray(extra, dtype=np.float64)])
-    _, e = rescale_pow2(values)
-    if e == 0:
-        return P, 0, True
-    scaled = np.ldexp(values, -e)
-    exact = bool(np.array_equal(np.ldexp(scaled, e), values))
-    k = len(P.data)
-    it = iter(float(v) for v in scaled[k:])
-    return (
-        replace(
-            P,
-            data=scaled[:k],
-            rho=None if P.rho is None else next(it),
-            Delta=None if P.Delta is None else next(it),
-        ),
-        e,
-        exact,
-    )
+    result = drive(algorithm, pb, ar, pt.max_iter, pt.trace, budget=budget, progress=progress)
+    return replace(result, info={**result.info, **pt.info})
 
 
 _KEYWORDS_DOC = """
@@ -745,10 +555,6 @@ _KEYWORDS_DOC = """
     progress : callable, optional
         Textbook engine: called as ``progress(state)`` after every step (a
         :class:`DynamicMarginState`: t, epoch, ell = ||a_t||^2, ...), e.g. to report on stderr.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba): same algorithm and
-        Result (``Result.engine == "fast"``), float64, no trace and no ``progress`` calls; the
-        same implicit patterns (O(nnz + m) memory).
 
     Returns
     -------
@@ -777,7 +583,6 @@ def pdm(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
     progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """The Perceptron with Dynamic Margin  [PT11 Sec. 3, algorithm box; spec B.4].
@@ -800,13 +605,10 @@ def pdm(
     epsilon : float
         Accuracy eps in (0, 1]; eps = 1 is the classical perceptron (test p_tk <= 0).
     """
-    check_real("epsilon", epsilon, low=0, high=1, hint="the accuracy of PDM, e.g. epsilon=0.01")
-    return _run(
-        PDM, X, y, (epsilon,), pdm_threshold, pdm_mu_plus, True,
-        rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
-        extra_info={"epsilon": epsilon, "eps_schedule": (epsilon,)},
-    )  # fmt: skip
+    return run(prepare_pt11(
+        "pdm", X, y, epsilon, rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+    ), progress)  # fmt: skip
 
 
 @one_thread
@@ -824,7 +626,6 @@ def pfm(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
     progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """The Perceptron with Fixed Margin: the box of PDM with condition (7)  [PT11 eq. (7)].
@@ -840,13 +641,10 @@ def pfm(
     beta : float
         The fixed margin beta >= 0 (beta = 0 is the classical perceptron).
     """
-    check_real("beta", beta, low=0, low_open=False, hint="beta = (1 - eps) gamma_d, e.g. beta=0.1")
-    return _run(
-        PFM, X, y, (beta,), pfm_threshold, pfm_mu_plus, False,
-        rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
-        extra_info={"beta": beta},
-    )  # fmt: skip
+    return run(prepare_pt11(
+        "pfm", X, y, beta, rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+    ), progress)  # fmt: skip
 
 
 @one_thread
@@ -865,7 +663,6 @@ def pdm_succ(
     seed: int = 0,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
     progress: Optional[Callable[[DynamicMarginState], None]] = None,
 ) -> Result:
     """PDM with successive runs  [PT11 Sec. 4; spec B.8; erratum E-B5].
@@ -884,15 +681,10 @@ def pdm_succ(
     eta : float
         Ratio eta > 1 of successive accuracies.
     """
-    check_real("epsilon", epsilon, low=0, high=1, hint="the target accuracy, e.g. epsilon=0.01")
-    check_real("eta", eta, low=1, hint="the ratio of successive accuracies, e.g. eta=8.0")
-    schedule = succ_schedule(float(epsilon), float(eta))
-    return _run(
-        PDM_SUCC, X, y, schedule, pdm_threshold, pdm_mu_plus, False,
-        rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
-        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision, engine=engine, progress=progress,
-        extra_info={"epsilon": epsilon, "eta": eta, "eps_schedule": schedule},
-    )  # fmt: skip
+    return run(prepare_pt11(
+        "pdm_succ", X, y, epsilon, eta, rho=rho, Delta=Delta, active_sets=active_sets, multiple_updates=multiple_updates,
+        max_iter=max_iter, max_epochs=max_epochs, seed=seed, trace=trace, precision=precision,
+    ), progress)  # fmt: skip
 
 
 for _f in (pdm, pfm, pdm_succ):

@@ -24,18 +24,27 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Protocol, Sequence, Tuple
 
 import mpmath
 import numpy as np
 import scipy.sparse as sp
 
 from .data import check_data, check_real, check_sparse_data
+from .status import CERTIFICATE, SEPARATOR
 
-if TYPE_CHECKING:  # result.py imports this module (its exact fallback); no cycle at run time
-    from .result import Result
 
-SEPARATOR, CERTIFICATE = "separator", "certificate"  # the status values of reference.result
+class Claim(Protocol):
+    """What :func:`verify_exact` reads of a :class:`reference.Result` (reference.result imports
+    this module, its exact fallback, so it names the fields, not the class)."""
+
+    algorithm: str
+    status: str
+    alpha: Any
+    p: Any
+    w: Any
+    precision: str
+    info: dict
 
 __all__ = [
     "rational",
@@ -324,7 +333,7 @@ def _pattern_margins_exact(X, y, rho, Delta, w: List[Fraction]) -> List[Fraction
     return out
 
 
-def verify_exact(result: "Result", data, y=None, *, accuracy=None, rho=None) -> str:
+def verify_exact(result: Claim, data, y=None, *, accuracy=None, rho=None) -> str:
     """Re-check the claim of ``result`` in exact rational arithmetic; ``''`` if it holds.
 
     Parameters

@@ -3,6 +3,8 @@
 
 Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
 :func:`reference.result.drive`.  The same code runs in float64 and in mpmath.
+The textbook engine: ``reference.perceptron`` etc. (:mod:`reference.algorithms`) run these, or
+with ``engine="fast"`` the compiled engine, which this module does not import.
 
 Conventions: ``X`` is ``(n, d)`` with the points as rows; ``Z = reflect(X, y)`` holds the
 reflected points ``z_i = y_i x_i`` as rows, so ``Z @ w`` is the vector ``Y X^T w`` of the paper
@@ -12,14 +14,14 @@ reflected points ``z_i = y_i x_i`` as rows, so ``Z @ w`` is the vector ``Y X^T w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from .arithmetic import Arithmetic, arithmetic, rescale_pow2, scale_rows_pow2
-from .data import augment, check_bool, check_data, check_gram, check_int, check_real, reflect
-from .fast import FAST, check_engine
+from .arithmetic import Arithmetic, arithmetic
+from .data import check_bool, check_gram, check_int
+from .prepare import check_primal_data, with_scale, working_points
 from .result import (
     SEPARATOR,
     Algorithm,
@@ -30,13 +32,12 @@ from .result import (
     verify_separator_primal,
 )
 from .blas import one_thread
+from .states import RULES, NKPState, PerceptronState
 
 __all__ = ["PerceptronState", "NKPState", "RULES", "perceptron", "normalized_perceptron", "nkp"]
 
-RULES = ("cyclic", "most_violated")
 
-
-# -- problems and states -----------------------------------------------------------------------
+# -- problems ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -51,58 +52,14 @@ class _Primal:
 
 
 @dataclass(frozen=True)
-class PerceptronState:
-    """The state of Algorithms 1 and 2.
-
-    Attributes
-    ----------
-    k : int
-        Iteration counter (number of updates).
-    w : ndarray
-        w_k.
-    start : int
-        Alg. 1, cyclic rule: the index the next scan starts from (the point after the last
-        update, wrapping); unused by Alg. 2.
-    j : int or None
-        The index used by the update that produced this state (``None`` for k = 0).
-    """
-
-    k: int
-    w: np.ndarray
-    start: int = 0
-    j: Optional[int] = None
-
-
-@dataclass(frozen=True)
 class _Dual:
     G: np.ndarray
     ar: Arithmetic
 
 
-@dataclass(frozen=True)
-class NKPState:
-    """The state (k, alpha_k) of Algorithm 3; ``j`` is the index chosen by the last step."""
-
-    k: int
-    alpha: np.ndarray
-    j: Optional[int] = None
-
-
 def _separates(Z: np.ndarray, w: np.ndarray) -> bool:
     """Y X^T w > 0_n: every reflected point has strictly positive margin."""
     return bool(np.all(Z @ w > 0))
-
-
-def _exact_or(Z: np.ndarray, e: int, Z_data: np.ndarray) -> np.ndarray:
-    """The points on which a separator is verified: Z = Z_data 2^-e when that scaling is exact
-    (same signs of every y_i <w, x_i>, and no overflow), else the data as given."""
-    return Z if e == 0 or np.array_equal(np.ldexp(Z, e), Z_data) else Z_data
-
-
-def _with_scale(result: Result, e: int) -> Result:
-    """Record the power of two the data were scaled by (``w`` is the iterate on the scaled data,
-    a positive multiple of the one on X)."""
-    return result if e == 0 else replace(result, info={**result.info, "scale": f"2^{-e}"})
 
 
 def _primal_verify(pb: _Primal, s: PerceptronState, claim: str) -> str:
@@ -111,36 +68,6 @@ def _primal_verify(pb: _Primal, s: PerceptronState, claim: str) -> str:
 
 def _primal_output(pb: _Primal, s: PerceptronState) -> dict:
     return {"w": s.w}
-
-
-def _check_primal_data(X, y, rho):
-    """Validate (X, y) and the optional bias rho; zero rows are allowed only with rho."""
-    if rho is not None:
-        check_real("rho", rho, low=0, hint="the augmentation (bias) coordinate, e.g. rho=1.0; or rho=None")
-    return check_data(X, y, nonzero=rho is None)
-
-
-def _augmented(X: np.ndarray, rho, ar: Arithmetic) -> np.ndarray:
-    """The points in ``ar``, augmented x_i -> [x_i, rho] when rho is given  [PT11 Sec. 2]."""
-    Xa = ar.array(X)
-    return Xa if rho is None else augment(Xa, ar.scalar(rho))
-
-
-def _working_points(X: np.ndarray, y: np.ndarray, rho, ar: Arithmetic, normalize: bool = False):
-    """``(Z, Z_verify, e)``: the rows an algorithm runs on, the rows a separator is verified on,
-    and the power of two the data were scaled by (both engines; call within ``ar.context()``).
-
-    Z = Z_data 2^-e, the reflected (augmented) points scaled at extreme scales only (w_k scales
-    alike, no decision changes); with ``normalize``: X_2, rows y_i x_i / ||x_i||_2, each row
-    scaled by a power of two first (exact, no overflow), and e = 0.
-    """
-    Z_data = reflect(_augmented(X, rho, ar), y)
-    Z, e = rescale_pow2(Z_data)
-    Z_verify = _exact_or(Z, e, Z_data)
-    if not normalize:
-        return Z, Z_verify, e
-    Zs = Z_data if ar.is_mp else scale_rows_pow2(Z_data)
-    return Zs / ar.sqrt(np.sum(Zs * Zs, axis=1)).reshape(-1, 1), Z_verify, 0  # X_2
 
 
 # -- Algorithm 1: Perceptron ---------------------------------------------------------------------
@@ -200,7 +127,6 @@ def perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """The classical Perceptron  [RP14 Alg. 1].
 
@@ -230,9 +156,6 @@ def perceptron(
         Record every state (k, w_k, start, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -245,20 +168,16 @@ def perceptron(
         decision changes, no overflow); ``w`` and the trace are then those of the scaled data
         and ``info["scale"]`` names the factor.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.perceptron(X, y, rule=rule, rho=rho, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
-    X, y = _check_primal_data(X, y, rho)
+    X, y = check_primal_data(X, y, rho)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = check_int("max_iter", max_iter)
     trace = check_bool("trace", trace)
     with ar.context():
-        Z, Z_verify, e = _working_points(X, y, rho, ar)
+        Z, Z_verify, e = working_points(X, y, rho, ar)
         pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar, rule=rule)
-    return _with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace, budget=_no_mistake_left), e)
+    return with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace, budget=_no_mistake_left), e)
 
 
 # -- Algorithm 2: Normalized Perceptron ------------------------------------------------------------
@@ -297,7 +216,6 @@ def normalized_perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """The Normalized Perceptron  [RP14 Alg. 2].
 
@@ -329,9 +247,6 @@ def normalized_perceptron(
         Record every state (k, w_k, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -340,19 +255,15 @@ def normalized_perceptron(
         data), or ``"max_iter"``.  With ``normalize=False`` data at an extreme scale run
         multiplied by a power of two, as in :func:`perceptron` (``info["scale"]``).
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.normalized_perceptron(X, y, normalize=normalize, rho=rho, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
-    X, y = _check_primal_data(X, y, rho)
+    X, y = check_primal_data(X, y, rho)
     max_iter = check_int("max_iter", max_iter)
     trace = check_bool("trace", trace)
     normalize = check_bool("normalize", normalize)
     with ar.context():
-        Z, Z_verify, e = _working_points(X, y, rho, ar, normalize)
+        Z, Z_verify, e = working_points(X, y, rho, ar, normalize)
         pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar)
-    return _with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace), e)
+    return with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace), e)
 
 
 # -- Algorithm 3: Normalized Kernel Perceptron -------------------------------------------------------
@@ -382,7 +293,7 @@ NKP = Algorithm(
 
 
 @one_thread
-def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
+def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None) -> Result:
     """The Normalized Kernel Perceptron (NKP)  [RP14 Alg. 3].
 
     alpha_0 = 0; while not G alpha_k > 0: theta_k = 1/(k+1),
@@ -403,9 +314,6 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
         Record every state (k, alpha_k, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -413,10 +321,6 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified; f = <alpha, Y phi~_X>
         classifies every point correctly, Lemma 1), or ``"max_iter"``.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.nkp(G, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .exact import exact_factored_quadratic_form, exact_quadratic_form, rational
 from .arithmetic import MACHINE_EPS, UNDERFLOW, Arithmetic, factored_norm_upper, g_norm, g_norm_upper
+from .status import CERTIFICATE, MAX_ITER, SEPARATOR, STATUSES
 
 __all__ = [
     "SEPARATOR",
@@ -32,6 +33,9 @@ __all__ = [
     "Result",
     "Algorithm",
     "drive",
+    "budget_message",
+    "unverified_note",
+    "verified_message",
     "verify_separator_gram",
     "verify_separator_primal",
     "verify_certificate",
@@ -41,11 +45,6 @@ __all__ = [
     "simplex_tolerance",
     "separator_allowance",
 ]
-
-SEPARATOR = "separator"
-CERTIFICATE = "certificate"
-MAX_ITER = "max_iter"
-STATUSES = (SEPARATOR, CERTIFICATE, MAX_ITER)
 
 S = TypeVar("S")
 
@@ -158,6 +157,24 @@ class Algorithm(Generic[S]):
     output: Callable[[Any, S], dict]
 
 
+# -- the status messages (one builder each; both engines use them) ----------------------------------
+
+
+def verified_message(claim: str, label: str) -> str:
+    """``Result.message`` of a verified claim: ``"separator verified in float64"``."""
+    return f"{claim} verified in {label}"
+
+
+def unverified_note(claim: str, iteration: int, reason: str) -> str:
+    """The note on the last claim that failed its verification, appended to :func:`budget_message`."""
+    return f"; the last claim ({claim}, iteration {iteration}) was not verified: {reason}"
+
+
+def budget_message(iterations: int, unverified: str = "") -> str:
+    """``Result.message`` of a run that ran out of budget; ``unverified``: '' or an :func:`unverified_note`."""
+    return f"budget exhausted after {iterations} iterations{unverified}"
+
+
 def drive(
     algorithm: Algorithm,
     problem: Any,
@@ -190,7 +207,7 @@ def drive(
             if claim is not None:
                 reason = algorithm.verify(problem, state, claim)
                 if reason:
-                    unverified = f"; the last claim ({claim}, iteration {algorithm.counter(state)}) was not verified: {reason}"
+                    unverified = unverified_note(claim, algorithm.counter(state), reason)
                     return None
             return claim
 
@@ -206,9 +223,9 @@ def drive(
             claim = verified_claim(state)
         out = algorithm.output(problem, state)
         if claim is None:
-            status, message = MAX_ITER, f"budget exhausted after {algorithm.counter(state)} iterations{unverified}"
+            status, message = MAX_ITER, budget_message(algorithm.counter(state), unverified)
         else:
-            status, message = claim, f"{claim} verified in {ar.label}"
+            status, message = claim, verified_message(claim, ar.label)
     return Result(
         algorithm=algorithm.name,
         status=status,

@@ -2,17 +2,19 @@
 
 Each algorithm is an ``init`` / ``step`` pair over an immutable state, run by
 :func:`reference.result.drive`.  The same code runs in float64 and in mpmath.
+The textbook engine: ``reference.snkp`` etc. (:mod:`reference.algorithms`) run these, or with
+``engine="fast"`` the compiled engine, which this module does not import; that engine runs
+ISNKPVN's outer loop, :func:`outer_loop`, around its own SNKPVN.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm, log_mean_exp, project_simplex, softmax
-from .fast import FAST, check_engine
 from .data import check_bool, check_gram, check_int, check_real, check_simplex
 from .result import (
     CERTIFICATE,
@@ -25,6 +27,7 @@ from .result import (
     verify_separator_gram,
 )
 from .blas import one_thread
+from .states import OuterRecord, OuterState, SmoothState
 
 __all__ = [
     "SmoothState",
@@ -38,6 +41,7 @@ __all__ = [
     "isnkpvn",
     "OuterRecord",
     "OuterState",
+    "outer_loop",
 ]
 
 
@@ -74,18 +78,7 @@ def smoothed_loss_q(G: np.ndarray, alpha: np.ndarray, mu, q: np.ndarray, ar: Ari
     return -(Ga @ p) - mu * (r @ r) / 2 + (alpha @ Ga) / 2
 
 
-# -- state -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SmoothState:
-    """The state (k, alpha_k, p_k, mu_k) of Algorithms 4 and 6; ``theta`` is theta_{k-1}."""
-
-    k: int
-    alpha: np.ndarray
-    p: np.ndarray
-    mu: object
-    theta: object = None
+# -- problem -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -150,7 +143,7 @@ SNKP = Algorithm(
 
 
 @one_thread
-def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None, engine: str = "textbook") -> Result:
+def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None) -> Result:
     """Smoothed Normalized Kernel Perceptron  [RP14 Alg. 4].
 
     alpha_0 = 1_n/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0); while not G alpha_k > 0:
@@ -169,9 +162,6 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
         Record every state (k, alpha_k, p_k, mu_k).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -179,10 +169,6 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
         ``status="separator"`` with ``alpha`` (G alpha > 0 verified), else ``"max_iter"``.
         ``p`` is the dual iterate p_k (in the simplex; ||p_k||_G >= rho_K by Lemma 3).
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.snkp(G, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     max_iter = check_int("max_iter", max_iter)
@@ -238,7 +224,6 @@ def snkpvn(
     max_iter: int = 10_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """Smoothed Normalized Kernel Perceptron-von Neumann, SNKPVN(q, delta)  [RP14 Alg. 6].
 
@@ -265,9 +250,6 @@ def snkpvn(
         Record every state (k, alpha_k, p_k, mu_k).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -276,10 +258,6 @@ def snkpvn(
         (in the simplex, ||p||_G < delta verified), or ``"max_iter"``.  ``alpha`` and ``p`` are
         always the last iterates; ``info["mu"]`` is mu_k, ``info["delta"]`` the accuracy.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.snkpvn(G, q, delta, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     q = check_simplex(q, G.shape[0])
@@ -295,64 +273,28 @@ def snkpvn(
 
 
 @dataclass(frozen=True)
-class OuterRecord:
-    """One outer loop t of Alg. 7: the prox-centre q_t, delta_t, and the SNKPVN(q_t, delta_t) run."""
-
-    t: int
-    q: np.ndarray
-    delta: object
-    inner: Result
-
-
-@dataclass(frozen=True)
-class OuterState:
-    """The state of Alg. 7 after t outer loops.
-
-    Attributes
-    ----------
-    t : int
-        Outer loops done (calls of SNKPVN made).
-    q : ndarray
-        q_t, the current prox-centre (q_0 = 1_n/n).
-    iterations : int
-        Total inner iterations so far (the budget counter).
-    deltas, inner_iterations : tuple
-        delta_0 .. delta_{t-1} and the iteration counts of the t SNKPVN calls.
-    alpha : ndarray or None
-        The separator returned by the last SNKPVN call, if it returned one.
-    exhausted : bool
-        The last SNKPVN call ended without a verified claim (budget exhausted).
-    last : OuterRecord or None
-        The record of the loop that produced this state.
-    """
-
-    t: int
-    q: np.ndarray
-    iterations: int
-    deltas: tuple = ()
-    inner_iterations: tuple = ()
-    alpha: Optional[np.ndarray] = None
-    exhausted: bool = False
-    last: Optional[OuterRecord] = None
-
-
-@dataclass(frozen=True)
 class _OuterProblem:
-    G: np.ndarray
+    """Alg. 7 around an SNKPVN run: the textbook's, or the compiled engine's on the same G."""
+
+    n: int
     ar: Arithmetic
     gamma: object
     epsilon: object
     max_iter: int
     trace: bool
+    norm: Callable  # v -> ||v||_G
+    snkpvn: Callable  # (q, delta, max_iter, trace) -> Result of SNKPVN(q, delta)
+    verify_separator: Callable  # alpha -> '' or why not
+    verify_certificate: Callable  # (p, accuracy) -> '' or why not (strict)
 
 
 def _isnkpvn_init(pb: _OuterProblem) -> OuterState:
-    return OuterState(t=0, q=pb.ar.uniform(pb.G.shape[0]), iterations=0)  # [RP14 Alg. 7] q_0 := 1_n/n
+    return OuterState(t=0, q=pb.ar.uniform(pb.n), iterations=0)  # [RP14 Alg. 7] q_0 := 1_n/n
 
 
 def _isnkpvn_step(pb: _OuterProblem, s: OuterState) -> OuterState:
-    delta = g_norm(pb.G, s.q, pb.ar) / pb.gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
-    inner = _run_snkpvn(pb.G, s.q, delta, pb.ar, pb.max_iter - s.iterations, pb.trace)  # SNKPVN(q_t, delta_t)
+    delta = pb.norm(s.q) / pb.gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
+    inner = pb.snkpvn(s.q, delta, pb.max_iter - s.iterations, pb.trace)  # SNKPVN(q_t, delta_t)
     q, alpha = s.q, None
     if inner.status == SEPARATOR:
         alpha = inner.alpha  # SNKPVN halted with alpha (G alpha > 0): return alpha
@@ -388,17 +330,16 @@ def _indistinguishable_from_zero(pb: _OuterProblem, q: np.ndarray) -> bool:
     q^T G q is computed with an error up to about n u (|G_ij| <= 1, q in the simplex), so below
     that ||q||_G cannot be told from 0 and delta_t = ||q_t||_G / gamma would ask SNKPVN for an
     accuracy it can never certify (it would spin until the budget runs out).  The guard is
-    ||q||_G^2 <= n eps (:attr:`~reference.arithmetic.Arithmetic.eps`, 2u in float64), as in
-    the fast engine.
+    ||q||_G^2 <= n eps (:attr:`~reference.arithmetic.Arithmetic.eps`, 2u in float64), for
+    both engines.
     """
-    n = pb.G.shape[0]
-    return g_norm(pb.G, q, pb.ar) ** 2 <= pb.ar.scalar(n) * pb.ar.eps
+    return pb.norm(q) ** 2 <= pb.ar.scalar(pb.n) * pb.ar.eps
 
 
 def _isnkpvn_verify(pb: _OuterProblem, s: OuterState, claim: str) -> str:
     if claim == SEPARATOR:
-        return verify_separator_gram(pb.G, s.alpha)
-    return verify_certificate(pb.G, s.q, pb.epsilon, pb.ar, strict=True)
+        return pb.verify_separator(s.alpha)
+    return pb.verify_certificate(s.q, pb.epsilon)
 
 
 def _isnkpvn_output(pb: _OuterProblem, s: OuterState) -> dict:
@@ -434,7 +375,6 @@ def isnkpvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """Iterated SNKPVN, ISNKPVN(gamma, epsilon)  [RP14 Alg. 7].
 
@@ -466,9 +406,6 @@ def isnkpvn(
         with its own trace).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -479,10 +416,6 @@ def isnkpvn(
         ``T`` (the number of SNKPVN calls), ``deltas`` [delta_0, ...], ``inner_iterations`` and
         ``epsilon``.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.isnkpvn(G, gamma, epsilon, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     gamma = check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop")
@@ -490,9 +423,41 @@ def isnkpvn(
     max_iter = check_int("max_iter", max_iter)
     trace = check_bool("trace", trace)
     with ar.context():
-        pb = _OuterProblem(
-            G=ar.array(G), ar=ar, gamma=ar.scalar(gamma), epsilon=ar.scalar(epsilon), max_iter=max_iter, trace=trace
-        )
+        G, gamma, epsilon = ar.array(G), ar.scalar(gamma), ar.scalar(epsilon)
+    return outer_loop(
+        G.shape[0], gamma, epsilon, ar, max_iter, trace,
+        norm=lambda v: g_norm(G, v, ar),
+        snkpvn=lambda q, delta, budget, trace: _run_snkpvn(G, q, delta, ar, budget, trace),
+        verify_separator=lambda alpha: verify_separator_gram(G, alpha),
+        verify_certificate=lambda p, accuracy: verify_certificate(G, p, accuracy, ar, strict=True),
+    )  # fmt: skip
+
+
+def outer_loop(
+    n: int,
+    gamma,
+    epsilon,
+    ar: Arithmetic,
+    max_iter: int,
+    trace: bool,
+    *,
+    norm: Callable,
+    snkpvn: Callable,
+    verify_separator: Callable,
+    verify_certificate: Callable,
+) -> Result:
+    """ISNKPVN's outer loop  [RP14 Alg. 7, with the guard of E-A7] on validated arguments.
+
+    Written once for both engines: the SNKPVN run inside is a parameter, ``snkpvn(q, delta,
+    max_iter, trace) -> Result`` (this module's, or the compiled engine's), and so are ``norm(v)
+    = ||v||_G`` and the verifiers of the two claims, ``verify_separator(alpha)`` and
+    ``verify_certificate(p, accuracy)`` (strict), for the G they share.  ``gamma`` and
+    ``epsilon`` are in the arithmetic ``ar``.  Returns the Result of :func:`isnkpvn`.
+    """
+    pb = _OuterProblem(
+        n=n, ar=ar, gamma=gamma, epsilon=epsilon, max_iter=max_iter, trace=trace, norm=norm, snkpvn=snkpvn,
+        verify_separator=verify_separator, verify_certificate=verify_certificate,
+    )  # fmt: skip
     # Every outer loop costs at least one G-product even when its SNKPVN call returns at k = 0,
     # so the outer loops are budgeted too: total work <= 2 max_iter SNKPVN iterations.
     result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted or s.t >= pb.max_iter)

@@ -6,7 +6,9 @@ G = [<a_i, a_j>], the iterate w_k = X Y p_k is implicit:
     ||w_k||^2 = p_k^T G p_k = ||p_k||_G^2,   y_i x_i^T w_k = (G p_k)_i,   ||a_j||^2 = G_jj = 1.
 
 The algorithm is an ``init`` / ``step`` pair over an immutable state, run by
-:func:`reference.result.drive`; the same code runs in float64 and in mpmath.
+:func:`reference.result.drive`; the same code runs in float64 and in mpmath.  The textbook
+engine: ``reference.nvn`` (:mod:`reference.algorithms`) runs it, or with ``engine="fast"`` the
+compiled engine, which this module does not import.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import Optional
 import numpy as np
 
 from .arithmetic import Arithmetic, arithmetic, g_norm
-from .fast import FAST, check_engine
 from .data import check_bool, check_gram, check_int, check_real
 from .result import (
     CERTIFICATE,
@@ -29,6 +30,7 @@ from .result import (
     verify_separator_gram,
 )
 from .blas import one_thread
+from .states import NVNState
 
 __all__ = ["NVNState", "nvn"]
 
@@ -38,17 +40,6 @@ class _Problem:
     G: np.ndarray
     epsilon: object
     ar: Arithmetic
-
-
-@dataclass(frozen=True)
-class NVNState:
-    """The state (k, p_k) of Algorithm 5; ``theta`` is theta_{k-1} and ``j`` the index used
-    by the step that produced this state (``None`` at k = 0)."""
-
-    k: int
-    p: np.ndarray
-    theta: object = None
-    j: Optional[int] = None
 
 
 def _init(pb: _Problem) -> NVNState:
@@ -106,7 +97,6 @@ def nvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
-    engine: str = "textbook",
 ) -> Result:
     """The Normalized von Neumann algorithm (NVN)  [RP14 Alg. 5, with the primal exit of E-A6].
 
@@ -133,9 +123,6 @@ def nvn(
         Record every state (k, p_k, theta_{k-1}, j).
     precision : int, optional
         Run in mpmath at this many decimal digits.
-    engine : {"textbook", "fast"}
-        ``"fast"``: the compiled engine (:mod:`reference.fast`, needs numba), same algorithm,
-        same Result (``Result.engine == "fast"``), float64 only.
 
     Returns
     -------
@@ -144,10 +131,6 @@ def nvn(
         ``"separator"`` with ``alpha = p`` (G alpha > 0 verified), or ``"max_iter"``.
         ``info["norm_p"]`` is ||p||_G, ``info["epsilon"]`` the accuracy.
     """
-    if check_engine(engine, precision) == FAST:
-        from .fast import engine as fast
-
-        return fast.nvn(G, epsilon, max_iter=max_iter, trace=trace)
     ar = arithmetic(precision)
     G = check_gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")

@@ -12,6 +12,13 @@ only (the house pattern of style-examples Sec. 2):
 * :mod:`reference.fast.pt11_kernels`  PT11's box, PFM, PDM-succ, active sets, multiple updates,
                                      on CSR patterns with the rho and Delta coordinates implicit.
 
+Imports point one way: this package imports the textbook's states and constants
+(:mod:`reference.states`), its preparation of the data (:mod:`reference.prepare`), its verifiers
+and status messages (:mod:`reference.result`) and, where a loop is the same, its driver (ISNKPVN's
+outer loop, :func:`reference.smoothed.outer_loop`); no textbook module imports it.  The engine is
+chosen in one place, :mod:`reference.algorithms`; the engine names live in :mod:`reference.engines`
+(re-exported here).
+
 Every compiled line carries the reference line and paper tag it replaces.  No kernel uses
 ``fastmath``: their outputs feed round-off allowances, and the engine's verdict is never
 trusted anyway -- every claim is recomputed from the returned vector by the reference's
@@ -27,46 +34,9 @@ are compiled in memory, once per process (:func:`njit`), and nothing is written 
 
 from __future__ import annotations
 
-import importlib.util
-from typing import Optional
+from ..engines import ENGINES, FAST, INSTALL_HINT, TEXTBOOK, available, check_engine
 
 __all__ = ["ENGINES", "TEXTBOOK", "FAST", "available", "check_engine", "INSTALL_HINT", "njit"]
-
-TEXTBOOK = "textbook"
-FAST = "fast"
-ENGINES = (TEXTBOOK, FAST)
-INSTALL_HINT = "pip install 'perceptron-margins[fast]'"
-
-
-def available() -> bool:
-    """True when numba can be imported (the compiled engine can run)."""
-    return importlib.util.find_spec("numba") is not None
-
-
-def check_engine(engine, precision: Optional[int] = None) -> str:
-    """Validate ``engine`` (and its compatibility with ``precision``); return it.
-
-    ``trace=`` needs no check here: the RP14 fast kernels record traces, and PDM, whose fast path
-    does not, refuses ``trace=True`` with ``engine="fast"`` itself (reference.dynamic_margin).
-
-    Raises
-    ------
-    ValueError
-        ``engine`` is not one of :data:`ENGINES`; ``engine="fast"`` with ``precision=`` (the
-        compiled engine is float64 only) or with numba missing (the message says how to
-        install it).
-    """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == FAST:
-        if precision is not None:
-            raise ValueError(
-                "engine='fast' runs in float64 only; precision= is the textbook engine's "
-                "(pass engine='textbook' with precision=..., or drop precision)"
-            )
-        if not available():
-            raise ValueError(f"engine='fast' needs numba, which is not installed; run: {INSTALL_HINT}")
-    return engine
 
 
 def njit(**options):

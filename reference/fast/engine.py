@@ -8,7 +8,10 @@ verdict is never trusted.  A refused claim does not end the run, as in the textb
 kernel returns at every claim with its state, and after a refusal it is called again from that
 state with the remaining budget (:func:`_drive`; PT11: one update with the first pattern within
 round-off, then a fresh pass).  The Result is the textbook's (same fields, ``info`` keys and
-messages) with ``engine="fast"``.
+messages) with ``engine="fast"``.  The public functions of :mod:`reference.algorithms` call these
+for ``engine="fast"``; PT11 calls arrive validated and prepared (:func:`reference.prepare.prepare_pt11`),
+and ISNKPVN runs the textbook's outer loop (:func:`reference.smoothed.outer_loop`) around the
+compiled SNKPVN.
 
 Traces: the RP14 algorithms record their iterates (``trace=True``) as the same state classes as
 the textbook code; the PT11 machine's trace (one state per update, active-set bookkeeping) is the
@@ -18,24 +21,39 @@ textbook engine's only.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ..arithmetic import Arithmetic, g_norm
 from ..data import check_gram, check_int, check_real, check_simplex
+from ..prepare import PT11Run, check_primal_data, with_scale, working_points
 from ..result import (
     CERTIFICATE,
     MAX_ITER,
     SEPARATOR,
     Result,
+    budget_message,
     pattern_allowance,
+    unverified_note,
+    verified_message,
     verify_certificate,
     verify_certificate_factored,
     verify_separator_gram,
     verify_separator_factored,
     verify_separator_patterns,
     verify_separator_primal,
+)
+from ..smoothed import outer_loop
+from ..states import (
+    ACTIVE_SET_C,
+    ACTIVE_SET_C1_FIRST_EPOCH,
+    ACTIVE_SET_N_EP,
+    RULES,
+    NKPState,
+    NVNState,
+    PerceptronState,
+    SmoothState,
 )
 from . import FAST
 from .operator import LinearGram
@@ -76,16 +94,16 @@ def _drive(
         if claim is None:
             last = declined() if declined is not None else None
             if last is not None and last[0] > noted_at:
-                unverified = f"; the last claim ({SEPARATOR}, iteration {last[0]}) was not verified: {last[1]}"
-            return k_new, MAX_ITER, f"budget exhausted after {k_new} iterations{unverified}", products
+                unverified = unverified_note(SEPARATOR, last[0], last[1])
+            return k_new, MAX_ITER, budget_message(k_new, unverified), products
         reason = verify(claim)
         if not reason:
-            return k_new, claim, f"{claim} verified in {F64.label}", products
+            return k_new, claim, verified_message(claim, F64.label), products
         position = tests.index(claim) + 1
         if k_new < k or (k_new == k and position <= resume):  # no progress: a broken kernel
             return k_new, MAX_ITER, f"{claim} claimed but not verified: {reason}", products
         if claim in noted:
-            unverified, noted_at = f"; the last claim ({claim}, iteration {k_new}) was not verified: {reason}", k_new
+            unverified, noted_at = unverified_note(claim, k_new, reason), k_new
         k, resume = k_new, position
 
 
@@ -103,6 +121,17 @@ def _budget(max_iter) -> int:
 
 def _result(name: str, status: str, message: str, k: int, **fields) -> Result:
     return Result(algorithm=name, status=status, iterations=int(k), message=message, engine=FAST, **fields)
+
+
+class GramArgs(NamedTuple):
+    """The Gram operator as the RP14 kernels take it, their first arguments (reference.fast.rp14_kernels)."""
+
+    kind: int  # DENSE (0) or FACTORED (1)
+    G: np.ndarray  # the dense G, column-major (kind 0; else 0 x 0)
+    data: np.ndarray  # Z in CSR (kind 1; else empty)
+    indices: np.ndarray
+    indptr: np.ndarray
+    d: int  # columns of Z (kind 1; else 1)
 
 
 class _Gram:
@@ -124,8 +153,8 @@ class _Gram:
             self.op = Gf
 
     @property
-    def args(self):
-        return (self.kind, self.G, self.data, self.indices, self.indptr, self.d)
+    def args(self) -> GramArgs:
+        return GramArgs(self.kind, self.G, self.data, self.indices, self.indptr, self.d)
 
     def norm(self, v: np.ndarray) -> float:
         """||v||_G (g_norm of reference.arithmetic on a dense G; ||Z^T v|| on the operator)."""
@@ -167,7 +196,6 @@ def _records(trace: bool, max_iter: int, n: int) -> np.ndarray:
 def nkp(G, *, max_iter: int, trace: bool) -> Result:
     """NKP  [RP14 Alg. 3], compiled."""
     from . import rp14_kernels as K
-    from ..perceptrons import NKPState
 
     g = _Gram(G)
     max_iter = _budget(max_iter)
@@ -188,7 +216,6 @@ def nkp(G, *, max_iter: int, trace: bool) -> Result:
 def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     """NVN with the primal exit  [RP14 Alg. 5, E-A6], compiled."""
     from . import rp14_kernels as K
-    from ..von_neumann import NVNState
 
     g = _Gram(G)
     epsilon = check_real("epsilon", epsilon, low=0, high=1, hint="NVN's accuracy satisfies 0 < epsilon <= 1")
@@ -220,7 +247,6 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
 def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[float], max_iter: int, trace: bool) -> Result:
     """SNKP (q None) or SNKPVN(q, delta) on validated arguments."""
     from . import rp14_kernels as K
-    from ..smoothed import SmoothState
 
     prox = 0 if q is None else 1
     qv = np.zeros(g.n) if q is None else np.ascontiguousarray(q, dtype=np.float64)
@@ -273,58 +299,26 @@ def snkpvn(G, q, delta, *, max_iter: int, trace: bool) -> Result:
 
 
 def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
-    """ISNKPVN(gamma, epsilon)  [RP14 Alg. 7], the outer loop in Python around the SNKPVN kernel."""
-    from ..smoothed import OuterRecord
-
+    """ISNKPVN(gamma, epsilon)  [RP14 Alg. 7]: the textbook's outer loop
+    (:func:`reference.smoothed.outer_loop`) around the compiled SNKPVN."""
     g = _Gram(G)
     gamma = float(check_real("gamma", gamma, low=1, hint="ISNKPVN shrinks delta_t by gamma > 1 per outer loop"))
     epsilon = float(check_real("epsilon", epsilon, low=0, hint="the target accuracy must be positive"))
     max_iter = _budget(max_iter)
-    q = np.full(g.n, 1.0 / g.n)  # [RP14 Alg. 7] q_0 := 1_n/n
-    t, iterations, deltas, inner_its, records = 0, 0, [], [], []
-    alpha, exhausted, unverified, inner, budget = None, False, "", None, max_iter
+    last = {}  # the last SNKPVN call: its Result and the budget it was given
 
-    def exit_test() -> Optional[str]:
-        if exhausted:
-            return None
-        if alpha is not None:  # the last SNKPVN call returned a primal solution
-            return SEPARATOR
-        if deltas and deltas[-1] < epsilon:  # [RP14 Alg. 7] delta_t < eps: halt
-            return CERTIFICATE
-        if g.norm(q) ** 2 <= g.n * F64.eps:  # [E-A7] ||q_t||_G = 0 as far as float64 can tell
-            return CERTIFICATE
-        return None
+    def snkpvn(q, delta, budget, trace):
+        last["inner"], last["budget"] = _smoothed("snkpvn", g, q, delta, budget, trace), budget  # SNKPVN(q_t, delta_t)
+        return last["inner"]
 
-    while True:  # the textbook driver: a refused claim does not end the run (reference.result.drive)
-        claim = exit_test()
-        if claim is not None:
-            reason = g.verify_separator(alpha) if claim == SEPARATOR else g.verify_certificate(q, epsilon, strict=True)
-            if not reason:
-                break
-            unverified = f"; the last claim ({claim}, iteration {iterations}) was not verified: {reason}"
-            claim = None
-        if exhausted or iterations >= max_iter or t >= max_iter:  # the budget: inner iterations and outer loops
-            break
-        delta = g.norm(q) / gamma  # [RP14 Alg. 7] delta_t := ||q_t||_G / gamma
-        budget = max_iter - iterations
-        inner = _smoothed("snkpvn", g, q, delta, budget, trace)  # SNKPVN(q_t, delta_t)
-        records.append(OuterRecord(t=t, q=q, delta=delta, inner=inner))
-        alpha = inner.alpha if inner.status == SEPARATOR else None  # SNKPVN returned alpha: return alpha
-        if inner.status == CERTIFICATE:
-            q = inner.p  # q_{t+1} := SNKPVN(q_t, delta_t)
-        t += 1
-        iterations += inner.iterations
-        deltas.append(delta)
-        inner_its.append(inner.iterations)
-        exhausted = inner.status == MAX_ITER
-    if claim is not None:
-        status, message = claim, f"{claim} verified in {F64.label}"
-    elif exhausted and inner.iterations < budget:  # a broken SNKPVN kernel: it ended on a refused claim with budget left
-        status, message = MAX_ITER, f"SNKPVN call t = {t - 1}: {inner.message}"
-    else:
-        status, message = MAX_ITER, f"budget exhausted after {iterations} iterations{unverified}"
-    info = {"T": t, "deltas": deltas, "inner_iterations": inner_its, "epsilon": epsilon}
-    return _result("isnkpvn", status, message, iterations, alpha=alpha, p=q, trace=tuple(records) if trace else None, info=info)
+    result = outer_loop(
+        g.n, gamma, epsilon, F64, max_iter, trace, norm=g.norm, snkpvn=snkpvn, verify_separator=g.verify_separator,
+        verify_certificate=lambda p, accuracy: g.verify_certificate(p, accuracy, strict=True),
+    )  # fmt: skip
+    message, inner = result.message, last.get("inner")
+    if result.status == MAX_ITER and inner is not None and inner.status == MAX_ITER and inner.iterations < last["budget"]:
+        message = f"SNKPVN call t = {result.info['T'] - 1}: {inner.message}"  # a broken SNKPVN kernel: budget left
+    return replace(result, message=message, engine=FAST)
 
 
 # -- RP14 primal algorithms ----------------------------------------------------------------------
@@ -333,13 +327,12 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
 def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
     """The Perceptron  [RP14 Alg. 1], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
-    from ..perceptrons import RULES, PerceptronState, _check_primal_data, _with_scale, _working_points
 
-    X, y = _check_primal_data(X, y, rho)
+    X, y = check_primal_data(X, y, rho)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     max_iter = _budget(max_iter)
-    Z, Z_verify, e = _working_points(X, y, rho, F64)  # rows y_i [x_i, rho], times 2^-e at extreme scales
+    Z, Z_verify, e = working_points(X, y, rho, F64)  # rows y_i [x_i, rho], times 2^-e at extreme scales
     Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
     w, cursor = np.zeros(Z.shape[1]), np.zeros(1, dtype=np.int64)  # the state: w_k, the next scan's start
@@ -351,17 +344,16 @@ def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
 
     k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _with_scale(_result("perceptron", status, message, k, w=w, trace=states), e)
+    return with_scale(_result("perceptron", status, message, k, w=w, trace=states), e)
 
 
 def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool) -> Result:
     """The Normalized Perceptron  [RP14 Alg. 2], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
-    from ..perceptrons import PerceptronState, _check_primal_data, _with_scale, _working_points
 
-    X, y = _check_primal_data(X, y, rho)
+    X, y = check_primal_data(X, y, rho)
     max_iter = _budget(max_iter)
-    Z, Z_verify, e = _working_points(X, y, rho, F64, normalize)  # X_2, or the points times 2^-e
+    Z, Z_verify, e = working_points(X, y, rho, F64, normalize)  # X_2, or the points times 2^-e
     Z = np.ascontiguousarray(Z)
     rec = _records(trace, max_iter, Z.shape[1])
     w = np.zeros(Z.shape[1])  # the state: w_k
@@ -373,96 +365,82 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
 
     k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
-    return _with_scale(_result("normalized_perceptron", status, message, k, w=w, trace=states), e)
+    return with_scale(_result("normalized_perceptron", status, message, k, w=w, trace=states), e)
 
 
 # -- PT11 ------------------------------------------------------------------------------------------
 
 
-def pt11(
-    name: str,
-    P,
-    P_verify,
-    schedule: Sequence[float],
-    pfm: bool,
-    warmup: bool,
-    *,
-    active_sets: bool,
-    multiple_updates: bool,
-    max_iter: int,
-    max_epochs: Optional[int],
-    seed: int,
-) -> Result:
-    """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on the implicit patterns
-    y_k = l_k [x_k, rho, Delta e_k] of ``P`` (a :class:`reference.patterns.Patterns`, already
-    validated and, at extreme scales, times a power of two by the public function, as for the
-    textbook engine); a separator is verified on ``P_verify`` (``P``, or the unscaled patterns
-    when the scaling was not exact).  The other arguments are validated by the public function."""
+def pt11(pt: PT11Run) -> Result:
+    """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on a call validated and prepared
+    by :func:`reference.prepare.prepare_pt11` (as for the textbook engine): the implicit patterns
+    y_k = l_k [x_k, rho, Delta e_k] of ``pt.P`` (times a power of two at extreme scales), a
+    separator verified on ``pt.P_verify``."""
     from . import pt11_kernels as K
-    from ..dynamic_margin import ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP
 
-    rho, Delta = P.rho, P.Delta
+    P, V, schedule = pt.P, pt.P_verify, np.asarray(pt.schedule, dtype=np.float64)
+    rho, Delta = float(P.rho or 0.0), float(P.Delta or 0.0)
     data, indices, indptr, m, d = P.data, P.indices, P.indptr, P.m, P.n_features
     labels = np.ascontiguousarray(P.labels, dtype=np.float64)
-    top = _INT64_MAX
-    max_iter = _budget(max_iter)
-    if max_epochs is None or max_epochs > top:  # no cap on epochs (a pass count never reaches 2^63)
-        max_epochs = top
+    kind = K.PFM_KIND if pt.pfm else K.PDM_KIND
+    max_iter = _budget(pt.max_iter)
+    max_epochs = _INT64_MAX if pt.max_epochs is None or pt.max_epochs > _INT64_MAX else pt.max_epochs  # a pass count never reaches 2^63
     rows = np.repeat(np.arange(m), np.diff(indptr))
     q = np.bincount(rows, weights=data * data, minlength=m)  # q_k = ||y_k||^2 = ||x_k||^2 + rho^2 + Delta^2
-    if rho is not None:
-        q = q + float(rho) ** 2
-    if Delta is not None:
-        q = q + float(Delta) ** 2
+    if P.rho is not None:
+        q = q + float(P.rho) ** 2
+    if P.Delta is not None:
+        q = q + float(P.Delta) ** 2
     a_x = np.zeros(d)  # [PT11 box] a_0 = 0
-    a_r = np.zeros(1 if rho is not None else 0)
-    a_D = np.zeros(m if Delta is not None else 0)
-    fstate = np.zeros(2)  # ell_0 = 0, theta_0 = 0 (E-B7)
-    istate = np.zeros(5, dtype=np.int64)  # t = 0, epoch, passes, run, runs done
-    t_c = np.zeros(len(schedule), dtype=np.int64)
-    args = (
-        data, indices, indptr, labels, q, float(rho or 0.0), float(Delta or 0.0),
-        K.PFM_KIND if pfm else K.PDM_KIND, np.asarray(schedule, dtype=np.float64), warmup, active_sets, multiple_updates,
-        np.array([float(c) for c in ACTIVE_SET_C]), float(ACTIVE_SET_C1_FIRST_EPOCH), np.asarray(ACTIVE_SET_N_EP, dtype=np.int64),
-        max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c,
-    )  # fmt: skip
-    rng = np.random.default_rng(seed) if active_sets else None
-    V = P_verify
+    a_r = np.zeros(1 if P.rho is not None else 0)
+    a_D = np.zeros(m if P.Delta is not None else 0)
+    fstate = np.zeros(K.FSTATE_SIZE)  # ell_0 = 0, theta_0 = 0 (E-B7)
+    istate = np.zeros(K.ISTATE_SIZE, dtype=np.int64)  # t = 0, no epochs, passes or runs yet
+    t_c = np.zeros(len(schedule), dtype=np.int64)  # t at the end of every run
+    c_sets, c1_first = np.array([float(c) for c in ACTIVE_SET_C]), float(ACTIVE_SET_C1_FIRST_EPOCH)
+    n_ep = np.asarray(ACTIVE_SET_N_EP, dtype=np.int64)
+
+    def run(perm):
+        return K.run(
+            data, indices, indptr, labels, q, rho, Delta, kind, schedule, pt.warmup, pt.active_sets, pt.multiple_updates,
+            c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm,
+        )  # fmt: skip
+
+    rng = np.random.default_rng(pt.seed) if pt.active_sets else None
     status, unverified = None, ""
     while status is None:  # the textbook driver: a refused claim does not end the run (reference.result.drive)
-        passes = int(istate[2])
-        perm = rng.permutation(m).astype(np.int64) if active_sets else np.arange(m, dtype=np.int64)
-        code = K.run(*args, perm)
+        passes = int(istate[K.PASSES])
+        perm = rng.permutation(m).astype(np.int64) if pt.active_sets else np.arange(m, dtype=np.int64)
+        code = run(perm)
         if code == K.NEED_PERMUTATION:
             continue
         a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
+        t = int(istate[K.T])
         if code != K.CONVERGED:
-            status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
+            status, message = MAX_ITER, budget_message(t, unverified)
             break
         reason = verify_separator_patterns(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
         if not reason:
-            status, message = SEPARATOR, f"{SEPARATOR} verified in {F64.label}"
-        elif istate[2] == passes:  # no full pass made, yet "converged": a broken kernel
+            status, message = SEPARATOR, verified_message(SEPARATOR, F64.label)
+        elif istate[K.PASSES] == passes:  # no full pass made, yet "converged": a broken kernel
             status, message = MAX_ITER, f"{SEPARATOR} claimed but not verified: {reason}"
         else:
-            unverified = f"; the last claim ({SEPARATOR}, iteration {int(istate[0])}) was not verified: {reason}"
-            if istate[0] >= max_iter or istate[1] >= max_epochs:  # drive(): the budget, checked before every step
-                status, message = MAX_ITER, f"budget exhausted after {int(istate[0])} iterations{unverified}"
+            unverified = unverified_note(SEPARATOR, t, reason)
+            if t >= max_iter or istate[K.EPOCH] >= max_epochs:  # drive(): the budget, checked before every step
+                status, message = MAX_ITER, budget_message(t, unverified)
                 break
             # [reference.dynamic_margin._unverified_update] the first pattern not above the verifier's
             # round-off allowance counts as a mistake: one update with it, then a fresh pass
             margins, slack = pattern_allowance(V.data, V.indices, V.indptr, V.labels, V.rho, V.Delta, a, V.n_features)
             j = int(np.flatnonzero(~(margins > slack))[0])
             p = float(P.dot(a, j))  # p_tk = a_t . y_k, as the textbook computes it
-            K.unverified_update(data, indices, indptr, labels, q, float(rho or 0.0), float(Delta or 0.0),
-                                args[7], args[8], a_x, a_r, a_D, fstate, istate, j, p)  # fmt: skip
+            K.unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedule, a_x, a_r, a_D, fstate, istate, j, p)
             t_c = np.concatenate([t_c, np.zeros(1, dtype=np.int64)])  # room for one more convergence
-            args = args[:-1] + (t_c,)
-    t, epoch, passes, _, n_tc = (int(v) for v in istate)
+    t, epoch, passes, n_tc = (int(istate[i]) for i in (K.T, K.EPOCH, K.PASSES, K.RUNS_DONE))
     norm = float(np.sqrt(a @ a))  # computed fresh, not from ell
     info = {
-        "ell": float(fstate[0]),
-        "theta": float(fstate[1]),
+        "ell": float(fstate[K.ELL]),
+        "theta": float(fstate[K.THETA]),
         "epochs": epoch,
         "passes": passes,
         "t_c": tuple(int(v) for v in t_c[:n_tc]),
@@ -474,4 +452,4 @@ def pt11(
         info["margin"] = float(np.min(P.matvec(a))) / norm
     if t > 0:
         info["upper_bound"] = norm / t  # ||a_t||/t >= gamma_d  [PT11 eq. (4)]
-    return _result(name, status, message, t, w=a, info=info)
+    return _result(pt.name, status, message, t, w=a, info={**info, **pt.info})

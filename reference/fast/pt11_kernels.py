@@ -26,11 +26,20 @@ import numpy as np
 from . import njit
 
 PDM_KIND, PFM_KIND = 0, 1
-GUARD_STEPS = 64  # reference.dynamic_margin.GUARD_STEPS: unit steps of the round-off guard before doubling
+GUARD_STEPS = 64  # reference.states.GUARD_STEPS: unit steps of the round-off guard before doubling (a kernel imports
+# nothing of ours but reference.arithmetic and njit; a test keeps the two equal)
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
 
+#: The machine's state between calls of :func:`run`, by name: ``istate[T]`` (int64) is t, the
+#: number of updates; then the epochs, the passes, the current run of PDM-succ and the runs done;
+#: ``fstate[ELL]``, ``fstate[THETA]`` (float64) are ell_t and theta_t.
+T, EPOCH, PASSES, RUN, RUNS_DONE = 0, 1, 2, 3, 4
+ISTATE_SIZE = 5
+ELL, THETA = 0, 1
+FSTATE_SIZE = 2
+
 # (c_1, c_2, c_3), c_1 in plain PDM's first epoch and (N_ep1, N_ep2, N_ep3)  [PT11 Sec. 4; spec B.9]
-# are reference.dynamic_margin's ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, passed in.
+# are reference.states' ACTIVE_SET_C, ACTIVE_SET_C1_FIRST_EPOCH, ACTIVE_SET_N_EP, passed in.
 
 
 @njit()
@@ -173,27 +182,27 @@ def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedu
     :func:`run`; the next call of :func:`run` starts a fresh pass
     [reference.dynamic_margin._unverified_update]."""
     has_rho, has_D = a_r.shape[0] > 0, a_D.shape[0] > 0
-    ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[0], j, p, 1)
-    istate[0] += 1  # [PT11 box] t <- t + 1
-    fstate[0] = ell
-    fstate[1] = _threshold(kind, schedule[istate[3]], istate[0], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
+    ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[ELL], j, p, 1)
+    istate[T] += 1  # [PT11 box] t <- t + 1
+    fstate[ELL] = ell
+    fstate[THETA] = _threshold(kind, schedule[istate[RUN]], istate[T], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
 
 
 @njit()
 def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, active, multiple,
         c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm):
-    """Run the box from the state (a, fstate = [ell, theta], istate = [t, epoch, passes, run,
-    runs done]) on ``perm`` -> CONVERGED, BUDGET or NEED_PERMUTATION (state updated in place)."""
+    """Run the box from the state (a, fstate[ELL, THETA], istate[T, EPOCH, PASSES, RUN, RUNS_DONE])
+    on ``perm`` -> CONVERGED, BUDGET or NEED_PERMUTATION (state updated in place)."""
     m = labels.shape[0]
     has_rho = a_r.shape[0] > 0
     has_D = a_D.shape[0] > 0
-    ell = fstate[0]
-    theta = fstate[1]
-    t = istate[0]
-    epoch = istate[1]
-    passes = istate[2]
-    run_i = istate[3]
-    n_tc = istate[4]
+    ell = fstate[ELL]
+    theta = fstate[THETA]
+    t = istate[T]
+    epoch = istate[EPOCH]
+    passes = istate[PASSES]
+    run_i = istate[RUN]
+    n_tc = istate[RUNS_DONE]
     sets = np.empty((4, m), dtype=np.int64)  # sets[0]: the full pass; sets[1..3]: S1, S2, S3
     lens = np.zeros(4, dtype=np.int64)
     sets[0, :] = perm
@@ -303,11 +312,11 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
         if need_full:
             code = NEED_PERMUTATION
             break
-    fstate[0] = ell
-    fstate[1] = theta
-    istate[0] = t
-    istate[1] = epoch
-    istate[2] = passes
-    istate[3] = run_i
-    istate[4] = n_tc
+    fstate[ELL] = ell
+    fstate[THETA] = theta
+    istate[T] = t
+    istate[EPOCH] = epoch
+    istate[PASSES] = passes
+    istate[RUN] = run_i
+    istate[RUNS_DONE] = n_tc
     return code

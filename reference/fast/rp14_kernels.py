@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arithmetic import MACHINE_EPS, UNDERFLOW
 from . import njit
 
 #: Carried products are recomputed from scratch every this many steps.
@@ -38,10 +39,8 @@ REFRESH_TOL = 1e-9
 
 DENSE, FACTORED = 0, 1
 
-#: Machine epsilon 2^-52 and the smallest subnormal, as in reference.arithmetic (MACHINE_EPS,
-#: UNDERFLOW): the round-off allowance of reference.result.verify_separator_gram / _factored.
-EPS = 2.0**-52
-UNDERFLOW = 2.0**-1074
+# MACHINE_EPS = 2^-52 and UNDERFLOW = 2^-1074 (reference.arithmetic, compile-time constants here):
+# the round-off allowance of reference.result.verify_separator_gram / _factored.
 
 
 # -- the Gram operator ---------------------------------------------------------------------------
@@ -215,7 +214,7 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
             s = 0.0
             for j in range(n):
                 s += abs(G[i, j]) * abs(v[j])
-            if not Gv[i] > s * (EPS * (n + 16)) + (2 * n + 4) * UNDERFLOW:
+            if not Gv[i] > s * (MACHINE_EPS * (n + 16)) + (2 * n + 4) * UNDERFLOW:
                 return False
         return True
     d = tmp.shape[0]
@@ -229,7 +228,7 @@ def _beyond_roundoff(kind, G, data, indices, indptr, tmp, v, Gv):
         for jj in range(indptr[i], indptr[i + 1]):
             s += abs(data[jj]) * tmp[indices[jj]]
             l1 += abs(data[jj])
-        if not Gv[i] > s * (EPS * (n + d + 16)) + 2 * (n * l1 + d + 4) * UNDERFLOW:
+        if not Gv[i] > s * (MACHINE_EPS * (n + d + 16)) + 2 * (n * l1 + d + 4) * UNDERFLOW:
             return False
     return True
 
@@ -471,7 +470,7 @@ def perceptron(Z, most_violated, max_iter, rec, w, k, cursor, resume):
         if rec.shape[0] > 0:
             rec[0, :] = w
     start = cursor[0]
-    c_eps, c_under = EPS * (dim + 16), (2 * dim + 4) * UNDERFLOW  # the allowance's constants
+    c_eps, c_under = MACHINE_EPS * (dim + 16), (2 * dim + 4) * UNDERFLOW  # the allowance's constants
     row1 = np.empty(n)  # ||z_i||_1: a margin above 2 c_eps ||z_i||_1 ||w||_inf + c_under is above its allowance
     for i in range(n):
         row1[i] = 0.0

@@ -293,7 +293,7 @@ def test_pt11_extreme_scale_runs_the_same_decisions(kw, algo, arg, k):
 
 @pytest.mark.parametrize("name", sorted(_ENGINE_CALLS))
 def test_fast_engine_with_precision_is_refused_before_anything_runs(name):
-    """engine="fast" is float64 only (reference.fast.check_engine's contract): every public algorithm
+    """engine="fast" is float64 only (reference.engines.check_engine's contract): every public algorithm
     refuses precision= with it, naming the fix, whether or not numba is installed (check_engine(engine,
     None) or check_engine(engine) in a wrapper would let the compiled engine run at float64)."""
     with pytest.raises(ValueError, match=r"^engine='fast' runs in float64 only; precision= is the textbook engine's "
@@ -461,7 +461,7 @@ def test_pt11_active_sets_budget_after_a_refusal_counts_epochs(fn, arg):
     ids=["perceptron", "normalized", "normalized-raw"],
 )
 def test_fast_primal_algorithms_take_zero_rows_with_a_bias(fn, kw):
-    """Zero rows are refused only without a bias (reference.perceptrons._check_primal_data: a zero
+    """Zero rows are refused only without a bias (reference.prepare.check_primal_data: a zero
     point is never strictly separated, [0, rho] is): with rho = 1, X = (0, 0), (-1, -1), labels
     (1, -1), both engines separate, alike, and the separator holds exactly."""
     X, y = np.array([[0.0, 0.0], [-1.0, -1.0]]), np.array([1, -1])
@@ -601,3 +601,53 @@ def test_heart_scale_dense_and_csr_bit_identical():
     _same(ref.normalized_perceptron(D, y, max_iter=500), ref.normalized_perceptron(X, y, max_iter=500))
     A, B = ref.margin_from_data(D, y, rho=1.0, Delta=1.0), ref.margin_from_data(X, y, rho=1.0, Delta=1.0)
     assert (A.lower, A.upper) == (B.lower, B.upper)
+
+
+# -- the one place that chooses the engine ------------------------------------------------------------
+
+
+def _imports(path):
+    """The modules a source file imports (relative imports resolved within reference/)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "reference." * (node.level == 1) + (node.module or "")
+            found.add(base.rstrip("."))
+            found.update(f"{base.rstrip('.')}.{a.name}" if node.level else f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_only_the_dispatch_imports_the_compiled_engine():
+    """No module of reference/ outside reference/fast/ imports reference.fast, not even inside a
+    function, but reference.algorithms (the ten public functions); the leaves import neither engine."""
+    import pathlib
+
+    root = pathlib.Path(reference.__file__).parent
+    importers = {p.stem for p in root.glob("*.py") if any(m == "reference.fast" or m.startswith("reference.fast.") for m in _imports(p))}
+    assert importers == {"algorithms"}, importers
+    textbook = {"reference.perceptrons", "reference.smoothed", "reference.von_neumann", "reference.dynamic_margin"}
+    for leaf in ("engines", "states", "prepare", "status"):
+        assert not _imports(root / f"{leaf}.py") & (textbook | {"reference.algorithms"}), leaf
+    assert not {m for m in _imports(root / "exact.py") if m.startswith("reference.result")}  # no cycle with result
+
+
+@pytest.mark.parametrize("name", list(reference.ALGORITHMS))
+def test_textbook_functions_take_no_engine_and_the_public_ones_document_it(name):
+    """The textbook function cannot be asked for the compiled engine (it would not silently run the
+    textbook); the public function is its docstring plus the ``engine`` entry, before Returns."""
+    import inspect
+
+    from reference import dynamic_margin, perceptrons, smoothed, von_neumann
+
+    module = next(m for m in (perceptrons, smoothed, von_neumann, dynamic_margin) if name in m.__all__)
+    textbook, public = getattr(module, name), getattr(reference, name)
+    assert "engine" not in inspect.signature(textbook).parameters
+    assert inspect.signature(public).parameters["engine"].default == "textbook"
+    if textbook.__doc__:  # None under python -OO
+        assert "engine :" not in textbook.__doc__
+        head, tail = public.__doc__.split('    engine : {"textbook", "fast"}\n')
+        assert head + tail[tail.index("\n    Returns\n"):] == textbook.__doc__

@@ -235,7 +235,7 @@ def test_default_budget_of_the_rp14_algorithms_is_100_000(call):
 @pytest.mark.parametrize("rho", [-1.0, 0.0, -1e-300])
 def test_perceptron_rho_message_names_the_fix(fn, rho):
     """A bad rho is refused naming both fixes, the value to pass and rho=None (kills
-    perceptrons._check_primal_data_14, `rho=none`)."""
+    the `rho=none` mutant of prepare.check_primal_data)."""
     with pytest.raises(ValueError, match=r"^rho must lie in \(0, inf\), got .*; the augmentation \(bias\) coordinate, "
                                          r"e\.g\. rho=1\.0; or rho=None$"):
         fn(X_OK2, Y_OK2, rho=rho)
@@ -245,7 +245,7 @@ def test_normalized_perceptron_verifies_on_the_given_data_when_scaling_is_inexac
     """Rows x_1 = (2^100, 0), x_2 = (0, 2^-1000): normalized they are e_1, e_2, and Alg. 2 gives
     w_1 = e_1, w_2 = (e_1 + e_2)/2, which separates X (margins 2^99, 2^-1001).  Scaling X as a whole
     by 2^-101 would flush x_2 to zero, so the separator must be verified on X itself (kills
-    perceptrons._exact_or_2: `... or True` verifies on the flushed copy, where x_2's margin is 0, and
+    prepare._exact_or's `... or True` mutant: it verifies on the flushed copy, where x_2's margin is 0, and
     the run never ends).  normalize=True runs on X_2, no power-of-two scaling: no info["scale"]
     (not e = 1 there)."""
     X = np.array([[2.0**100, 0.0], [0.0, 2.0**-1000]])

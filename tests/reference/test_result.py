@@ -527,3 +527,12 @@ def test_verify_certificate_strict_needs_its_bound_below_the_accuracy_beyond_the
         f"with its round-off, is not certified < {bound:.3e}"
     ), why
     assert verify_certificate(G, p, bound, ar, strict=False) == ""
+
+
+def test_status_messages_have_one_builder_each():
+    """Both engines build their messages here (reference.result); the texts are pinned."""
+    assert rs.verified_message("separator", "float64") == "separator verified in float64"
+    note = rs.unverified_note("certificate", 63, "||p||_G = 1.4e-08 is not < 1.0e-12")
+    assert note == "; the last claim (certificate, iteration 63) was not verified: ||p||_G = 1.4e-08 is not < 1.0e-12"
+    assert rs.budget_message(7) == "budget exhausted after 7 iterations"
+    assert rs.budget_message(7, note) == "budget exhausted after 7 iterations" + note

@@ -805,7 +805,9 @@ def test_unknown_engine_is_refused():
 
 
 def test_missing_numba_names_the_install_command(monkeypatch):
-    monkeypatch.setattr(reference.fast, "available", lambda: False)
+    import reference.engines
+
+    monkeypatch.setattr(reference.engines, "available", lambda: False)  # the one check_engine reads
     X, y = _planted(10, 2)
     for call in (lambda: reference.nkp(reference.gram(X, y), engine="fast"), lambda: reference.pdm(X, y, 0.1, engine="fast")):
         with pytest.raises(ValueError, match=r"pip install 'perceptron-margins\[fast\]'"):
@@ -841,36 +843,6 @@ def test_boundary_values_are_accepted():
     assert linear_gram(X2, Y2, rho=1e-300).shape == (2, 3)
     P = make_patterns(np.zeros((2, 2)), Y2, rho=None, Delta=1e-300)  # zero rows: Delta makes them nonzero
     assert P.Delta == 1e-300 and P.rho is None
-
-
-def test_check_engine():
-    F = reference.fast
-    assert (F.TEXTBOOK, F.FAST, F.ENGINES) == ("textbook", "fast", ("textbook", "fast"))
-    assert F.check_engine("textbook") == "textbook" and F.check_engine("fast") == "fast"
-    assert F.check_engine("textbook", 30) == "textbook"  # precision= is the textbook engine's
-    assert F.check_engine("fast", None) == "fast"
-    with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got 'turbo'$"):
-        F.check_engine("turbo")
-    with pytest.raises(ValueError, match=r"^engine must be one of \('textbook', 'fast'\), got None$"):
-        F.check_engine(None)
-    msg = r"^engine='fast' runs in float64 only; precision= is the textbook engine's \(pass engine='textbook' with precision=\.\.\., or drop precision\)$"
-    with pytest.raises(ValueError, match=msg):
-        F.check_engine("fast", 30)
-    with pytest.raises(ValueError, match=msg):
-        F.check_engine("fast", 0)  # any precision, even a falsy one
-    assert F.available() is True  # numba imported above
-    assert F.INSTALL_HINT == "pip install 'perceptron-margins[fast]'"
-
-
-def test_check_engine_without_numba(monkeypatch):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
-    assert reference.fast.available() is False
-    with pytest.raises(ValueError, match=r"^engine='fast' needs numba, which is not installed; run: pip install 'perceptron-margins\[fast\]'$"):
-        reference.fast.check_engine("fast")
-    assert reference.fast.check_engine("textbook") == "textbook"
 
 
 def test_separators_and_budgets_keep_the_textbook_info_keys():
@@ -1303,3 +1275,29 @@ def test_soak_both_engines_short_slice_finds_nothing():
     assert report.tallies["nvn [fast]"].runs > 0 and "margin [fast]" not in report.tallies
     assert report.total().claims > 0
     assert report.ok, report.failures[:3]
+
+
+@needs_numba
+def test_isnkpvn_runs_the_textbook_outer_loop_around_the_compiled_snkpvn(monkeypatch):
+    """RP14 Alg. 7's loop is written once (reference.smoothed.outer_loop): the compiled engine hands
+    it its own SNKPVN, and every inner Result it records is the compiled one."""
+    from reference import smoothed
+
+    assert E.outer_loop is smoothed.outer_loop
+    inner = []
+
+    def spy(*args, snkpvn, **kw):
+        def counted(*a):
+            inner.append(snkpvn(*a))
+            return inner[-1]
+
+        return smoothed.outer_loop(*args, snkpvn=counted, **kw)
+
+    monkeypatch.setattr(E, "outer_loop", spy)
+    G = ref.gram(*_planted_3())
+    r = ref.isnkpvn(G, 2.0, 1e-3, engine="fast", trace=True)
+    assert r.engine == "fast" and len(inner) == r.info["T"] >= 1
+    assert all(i.engine == "fast" and i.algorithm == "snkpvn" for i in inner)
+    assert len(r.trace) == len(inner) and all(rec.inner is i for rec, i in zip(r.trace, inner))
+    slow = ref.isnkpvn(G, 2.0, 1e-3, trace=True)
+    assert (slow.status, slow.iterations, slow.info["T"]) == (r.status, r.iterations, r.info["T"])

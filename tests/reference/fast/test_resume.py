@@ -397,8 +397,8 @@ def test_sub_roundoff_certificates_verify_in_both_engines(name, X, y):
 def test_rp14_primal_at_extreme_scales_runs_on_the_textbook_points(fn, opts, scale):
     """The textbook runs on the points times a power of two (X_2 with rows scaled first) and
     finds a separator; main's fast engine ran on the raw points -- margins underflowing to 0, or
-    ||x||^2 overflowing -- and ended in max_iter.  Both now run on reference.perceptrons'
-    _working_points: the same steps, bit for bit, and the same info["scale"]."""
+    ||x||^2 overflowing -- and ended in max_iter.  Both now run on
+    reference.prepare.working_points: the same steps, bit for bit, and the same info["scale"]."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
     y = np.where(X @ np.array([1.0, -1.0, 0.5]) >= 0, 1, -1)
