@@ -170,6 +170,12 @@ def unverified_note(claim: str, iteration: int, reason: str) -> str:
     return f"; the last claim ({claim}, iteration {iteration}) was not verified: {reason}"
 
 
+def refused_claim_message(claim: str, reason: str) -> str:
+    """``Result.message`` when the compiled engine's kernel claimed ``claim`` and its verification
+    (the reference's verifier, run on the kernel's vector) refused it."""
+    return f"{claim} claimed but not verified: {reason}"
+
+
 def budget_message(iterations: int, unverified: str = "") -> str:
     """``Result.message`` of a run that ran out of budget; ``unverified``: '' or an :func:`unverified_note`."""
     return f"budget exhausted after {iterations} iterations{unverified}"

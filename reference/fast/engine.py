@@ -35,6 +35,7 @@ from ..result import (
     Result,
     budget_message,
     pattern_allowance,
+    refused_claim_message,
     unverified_note,
     verified_message,
     verify_certificate,
@@ -101,7 +102,7 @@ def _drive(
             return k_new, claim, verified_message(claim, F64.label), products
         position = tests.index(claim) + 1
         if k_new < k or (k_new == k and position <= resume):  # no progress: a broken kernel
-            return k_new, MAX_ITER, f"{claim} claimed but not verified: {reason}", products
+            return k_new, MAX_ITER, refused_claim_message(claim, reason), products
         if claim in noted:
             unverified, noted_at = unverified_note(claim, k_new, reason), k_new
         k, resume = k_new, position
@@ -423,7 +424,7 @@ def pt11(pt: PT11Run) -> Result:
         if not reason:
             status, message = SEPARATOR, verified_message(SEPARATOR, F64.label)
         elif istate[K.PASSES] == passes:  # no full pass made, yet "converged": a broken kernel
-            status, message = MAX_ITER, f"{SEPARATOR} claimed but not verified: {reason}"
+            status, message = MAX_ITER, refused_claim_message(SEPARATOR, reason)
         else:
             unverified = unverified_note(SEPARATOR, t, reason)
             if t >= max_iter or istate[K.EPOCH] >= max_epochs:  # drive(): the budget, checked before every step

@@ -536,3 +536,17 @@ def test_status_messages_have_one_builder_each():
     assert note == "; the last claim (certificate, iteration 63) was not verified: ||p||_G = 1.4e-08 is not < 1.0e-12"
     assert rs.budget_message(7) == "budget exhausted after 7 iterations"
     assert rs.budget_message(7, note) == "budget exhausted after 7 iterations" + note
+    assert rs.refused_claim_message("separator", "(G alpha)_1 = -1 <= 0") == "separator claimed but not verified: (G alpha)_1 = -1 <= 0"
+    # and nowhere else: no other module of reference/ spells these messages out
+    import pathlib
+
+    root = pathlib.Path(rs.__file__).parent
+    phrases = ("verified in {", "was not verified: {", "budget exhausted after {", "claimed but not verified: {")
+    spelled = sorted(
+        f"{path.relative_to(root)}: {phrase}"
+        for path in root.rglob("*.py")
+        if path.name != "result.py" or path.parent != root
+        for phrase in phrases
+        if phrase in path.read_text(encoding="utf-8")
+    )
+    assert not spelled, f"status messages built outside reference/result.py: {spelled}"
