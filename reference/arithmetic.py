@@ -41,6 +41,7 @@ __all__ = [
     "to_float",
     "UNDERFLOW",
     "NEAR_UNDERFLOW",
+    "SMALLEST_NORMAL",
     "MIN_PRECISION",
     "MAX_PRECISION",
     "gamma",
@@ -60,6 +61,10 @@ UNDERFLOW = 2.0**-1074
 #: 2^-1022, and NEAR_UNDERFLOW = 2^-1021 keeps a factor 2 to spare.  The certified bounds add an
 #: absolute allowance (``UNDERFLOW`` per product) only when a product falls below it.
 NEAR_UNDERFLOW = 2.0**-1021
+#: Smallest positive normal binary64, 2^-1022: at and above it (and below overflow) a float
+#: division or square root is correctly rounded to 53 bits, with no second rounding to the
+#: subnormal grid.
+SMALLEST_NORMAL = 2.0**-1022
 #: ``precision=`` accepts D decimal digits with MIN_PRECISION <= D <= MAX_PRECISION: fewer digits
 #: than float64 carries would round the user's matrix (and check the claim on the rounded one);
 #: more than MAX_PRECISION makes every mpmath operation slow without a use.

@@ -9,7 +9,7 @@ function was given, and the vector it returned, are exact rationals, and every c
   augmented / extended patterns y_k, built from X, y, rho, Delta exactly);
 * ``"certificate"``: p >= 0, |1^T p - 1| <= 17 n eps (16 n eps on the computed sum, plus the
   sum's own round-off), and p^T G p < accuracy^2 (``<=`` for NVN);
-* a :class:`~reference.margin.Margin`: ``lower <= min_i (K alpha)_i / ||alpha||_K`` for its
+* a :class:`~reference.Margin`: ``lower <= min_i (K alpha)_i / ||alpha||_K`` for its
   witness alpha (so lower <= m(K)), and ``upper >= ||p||_K / 1^T p`` for its witness p
   (so m(K) <= upper, RP14 Lemma 3) when that is the bound it states.
 
@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
+from .arithmetic import MACHINE_EPS, SMALLEST_NORMAL
 from .data import check_data, check_real, check_sparse_data
 from .status import CERTIFICATE, SEPARATOR
 
@@ -257,7 +258,7 @@ def _eps(precision: str) -> Fraction:
     """Machine epsilon of the arithmetic a Result states it holds in."""
     if precision.startswith("mpmath"):
         return Fraction(1, 10 ** int(precision.split(",")[1].split()[0]))
-    return Fraction(2) ** -52
+    return Fraction(MACHINE_EPS)  # 2^-52, exactly
 
 
 def _approx(v: Fraction) -> str:
@@ -442,7 +443,7 @@ def _quotient(N: Fraction, Q: Fraction, power: int) -> float:
         n, q = float(N), float(Q)
     except OverflowError:  # beyond float64: mpmath below
         n = q = math.inf
-    if 2.0**-1022 <= abs(n) < math.inf and 2.0**-1022 <= q < math.inf:
+    if SMALLEST_NORMAL <= abs(n) < math.inf and SMALLEST_NORMAL <= q < math.inf:
         return n / q**0.5 if power == 1 else q**0.5 / n
     with mpmath.workdps(30):
         r = (mpmath.mpf(N.numerator) / N.denominator) / mpmath.sqrt(mpmath.mpf(Q.numerator) / Q.denominator)
@@ -450,7 +451,7 @@ def _quotient(N: Fraction, Q: Fraction, power: int) -> float:
 
 
 def verify_margin_exact(m, K) -> str:
-    """Re-check a :class:`~reference.margin.Margin` of ``K`` in exact rational arithmetic.
+    """Re-check a :class:`~reference.Margin` of ``K`` in exact rational arithmetic.
 
     Checks what its witnesses prove: ``lower <= min(K alpha)/||alpha||_K`` (so lower <= m(K)),
     and, when ``upper >= 0``, ``||p||_K / 1^T p <= upper`` (so m(K) <= upper for PSD K, RP14
