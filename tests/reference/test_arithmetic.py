@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from fractions import Fraction
 
@@ -61,7 +60,7 @@ def _proj_bruteforce(v):
     return [float(x) for x in best[1]]
 
 
-gram_pow4_exponent = sys.modules["reference.arithmetic"].gram_pow4_exponent  # (`arithmetic` is also a function)
+from reference.arithmetic import gram_pow4_exponent  # noqa: E402  (the module, although `reference.arithmetic` is the function)
 
 
 def _is_row_power_of_two_multiple(out_row, in_row):
@@ -243,7 +242,7 @@ def test_project_simplex_keeps_dtype_and_clips_below():
 def test_gram_pow4_exponent():
     """Even, exact, and only at extreme scales: 4^-k K has its largest entry in [1/4, 1) unless a
     smaller entry would lose a bit (then only as far as it stays normal)."""
-    gram_pow4_exponent = sys.modules["reference.arithmetic"].gram_pow4_exponent  # (`arithmetic` is also a function)
+    from reference.arithmetic import gram_pow4_exponent
     assert gram_pow4_exponent(np.array([[3.0, 1e-300], [1e-300, 2.0**60]])) == 0
     k = gram_pow4_exponent(np.array([[1e-310]]))
     assert 0.25 <= np.ldexp(1e-310, -2 * k) < 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 import inspect
 import math
 import re
-import sys
 import types
 import warnings
 from dataclasses import replace
@@ -108,7 +107,7 @@ def _check_active_set_bookkeeping(trace):
             assert 1 <= s.uses[i] <= dm.ACTIVE_SET_N_EP[i], (L, s.uses)
 
 
-DYN = sys.modules["reference.dynamic_margin"]
+import reference.dynamic_margin as DYN  # noqa: E402
 
 
 def _rejected_index(why: str) -> int:
