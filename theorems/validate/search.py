@@ -88,7 +88,8 @@ def _isolated(database):
 
 
 def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, examples: int, seed: int, strict: bool,
-                       timeout: Optional[float] = TIMEOUT, cap: int = CAP, skip_flags=(), database=None) -> Optional[Failure]:
+                       timeout: Optional[float] = TIMEOUT, cap: int = CAP, skip_flags=(), database=None,
+                       options=None) -> Optional[Failure]:
     """Draw ``examples`` instances (seeded by ``seed``: the same draws on every run, in every
     directory), run the checks, and shrink the first failure.  Only the examples up to the first
     failure are recorded in ``report`` (the shrinking attempts are not cases of their own); the
@@ -115,7 +116,7 @@ def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, exampl
         tag = "" if eps is None else f"eps={eps:g}" + ("" if Delta is None else f",Delta={Delta:g}")
         case = make_case(algorithm, inst, eps=eps, Delta=Delta, variant=tag, cap=cap)
         assume(case is not None and not (skip & set(case.flags)))
-        ans, results = run_case(impl, case, strict=strict, timeout=timeout)
+        ans, results = run_case(impl, case, strict=strict, timeout=timeout, options=options)
         bad = any(r.outcome == FAIL for r in results)
         if not failed:
             report.record(case.case_id, results, edge_flags(case))

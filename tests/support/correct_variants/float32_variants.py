@@ -1,5 +1,7 @@
-"""Correct variant 1: the Gram-space algorithms computed entirely in float32 (well-conditioned
-data must pass).  numpy only."""
+"""Correct variant 1: the Gram-space algorithms iterated entirely in float32 (well-conditioned
+data must pass).  A claim is a statement about the float64 matrix it was given, judged as the
+reference judges its own: NVN states its certificate as p / sum(p) in float64 (a float32 p sums
+to 1 only within 1e-7, not a point of the simplex).  numpy only."""
 
 import numpy as np
 
@@ -59,7 +61,8 @@ def nvn(G, epsilon=1e-3, *, max_iter=100_000):
     for k in range(max_iter + 1):
         Gp = G @ p
         if np.sqrt(max(float(p @ Gp), 0.0)) <= epsilon:
-            return {"status": "certificate", "iterations": k, "p": p}
+            c = p.astype(np.float64) / np.sum(p, dtype=np.float64)
+            return {"status": "certificate", "iterations": k, "p": c}
         if np.all(Gp > 0):
             return {"status": "separator", "iterations": k, "alpha": p, "p": p}
         if k == max_iter:
