@@ -113,7 +113,8 @@ def simplex_point(n: int, seed: int):
 
 def as_csr(case: Case) -> Case:
     """The same case with X passed to the implementation as a scipy CSR matrix (flag ``csr``)."""
-    return replace(case, case_id=case.case_id + "/csr", flags=case.flags + ("csr",))
+    cid = case.case_id + (",csr" if case.case_id.count("/") == 2 else "/csr")
+    return replace(case, case_id=cid, flags=case.flags + ("csr",))
 
 
 def _crossing_budgets(algorithm: str, cases: List[Case], cap: int) -> List[Case]:

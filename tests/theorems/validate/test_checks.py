@@ -49,11 +49,11 @@ def test_strict_passes_the_reference_trajectory(cases):
     # states that carry no w (only the counter) are not compared; nor is a missing trace's final
     # vector when there is none
     assert check_strict(c, _ans([None, None, None])) == [CheckResult(CID, PASS)]
-    assert check_strict(c, _ans(None)) == [CheckResult(CID, PASS)]
-    assert check_strict(c, _ans(None, w=None)) == [CheckResult(CID, PASS)]
+    assert check_strict(c, _ans(None, rule="cyclic")) == [CheckResult(CID, PASS)]
+    assert check_strict(c, _ans(None, w=None, rule="cyclic")) == [CheckResult(CID, PASS)]
     # within the documented tolerance (rtol 1e-6, atol 1e-9): equal
     assert check_strict(c, _ans([(4e-10, 0.0), (1.0, 0.0), (1.0 + 5e-7, 1.0)])) == [CheckResult(CID, PASS)]
-    assert check_strict(c, _ans(None, w=(1.0 + 5e-7, 1.0))) == [CheckResult(CID, PASS)]
+    assert check_strict(c, _ans(None, w=(1.0 + 5e-7, 1.0), rule="cyclic")) == [CheckResult(CID, PASS)]
 
 
 def test_strict_rejects_a_trajectory_that_leaves_the_reference(cases):
@@ -82,14 +82,14 @@ def test_strict_tolerance_is_rtol_1e6_atol_1e9(cases):
     c, e1 = cases["none"], cases["e1"]
     # relative: 3e-6 on an entry of size 1 is outside rtol 1e-6 (inside numpy's default 1e-5)
     assert check_strict(c, _ans([(0.0, 0.0), (1.0, 0.0), (1.0 + 3e-6, 1.0)]))[0].outcome == FAIL
-    assert check_strict(c, _ans(None, w=(1.0 + 3e-6, 1.0)))[0].outcome == FAIL
+    assert check_strict(c, _ans(None, w=(1.0 + 3e-6, 1.0), rule="cyclic"))[0].outcome == FAIL
     # absolute: 5e-9 where the reference has 0 is outside atol 1e-9 (inside numpy's default 1e-8)
     assert check_strict(c, _ans([(5e-9, 0.0), (1.0, 0.0), (1.0, 1.0)]))[0].outcome == FAIL
     assert check_strict(e1, _ans([(0.0, 0.0), (1.0, 5e-9)], iterations=1, w=(1.0, 0.0), rule="cyclic"))[0].outcome == FAIL
-    assert check_strict(e1, _ans(None, iterations=1, w=(1.0, 5e-9)))[0].outcome == FAIL
+    assert check_strict(e1, _ans(None, iterations=1, w=(1.0, 5e-9), rule="cyclic"))[0].outcome == FAIL
     # and nowhere near 1
-    assert check_strict(c, _ans(None, w=(1.5, 1.0)))[0].outcome == FAIL
-    assert check_strict(e1, _ans(None, iterations=1, w=(1.0, 0.5)))[0].outcome == FAIL
+    assert check_strict(c, _ans(None, w=(1.5, 1.0), rule="cyclic"))[0].outcome == FAIL
+    assert check_strict(e1, _ans(None, iterations=1, w=(1.0, 0.5), rule="cyclic"))[0].outcome == FAIL
 
 
 def test_strict_notes_a_divergence_after_the_references_free_choice(cases):
@@ -110,10 +110,16 @@ def test_strict_notes_a_divergence_after_the_references_free_choice(cases):
 
 
 def test_strict_compares_the_final_answer_without_a_trace(cases):
+    """Without a trace the returned vector is compared with the reference's iterate at the
+    returned counter -- where the reference's trajectory is determined up to there (a Perceptron
+    that claims the cyclic rule); after a free choice (no rule claimed: either mistake first) the
+    comparison cannot be made, and the note says so."""
     c = cases["none"]
-    assert check_strict(c, _ans(None, w=(2.0, 1.0))) == [CheckResult(
-        CID, FAIL, "final w = [2, 1] differs from the reference's [1, 1] (no trace to locate the step)")]
-    assert check_strict(c, _ans(None, w=(1.0, 1.0, 0.0)))[0].outcome == FAIL
+    assert check_strict(c, _ans(None, w=(2.0, 1.0), rule="cyclic")) == [CheckResult(
+        CID, FAIL, "at k = 2, the returned w = [2, 1] differs from the reference's [1, 1] (no trace to locate the step)")]
+    assert check_strict(c, _ans(None, w=(1.0, 1.0, 0.0), rule="cyclic"))[0].outcome == FAIL
+    (free,) = check_strict(c, _ans(None, w=(2.0, 1.0)))
+    assert free.outcome == NOTE and "free choice (more than one misclassified point" in free.message
 
 
 def test_strict_compares_the_final_status_and_counter(cases):
