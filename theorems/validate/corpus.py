@@ -24,7 +24,18 @@ def _corpus_instances() -> List[Instance]:
     insts.append(S.random_kernel_instance("polynomial", 6, 2, seed=4, degree=2, c=1.0))
     insts.append(_long_run())
     insts += _random_infeasible()
+    insts.append(_rounded_antipodal())
     return insts
+
+
+def _rounded_antipodal() -> Instance:
+    """x = (1, 1) and -x under the same label: infeasible, but the normalized Gram matrix rounds
+    G_12 = -1 to -0.9999999999999998, so G alpha > 0 holds at alpha = (1/2, 1/2) by round-off
+    alone -- a separator claimed there is false (judged by the reference's own allowance)."""
+    import numpy as np
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0]])
+    return Instance("antipodal-rounded", X, np.array([1, 1]), flags=("antipodal", "infeasible", "one_class"))
 
 
 def _random_infeasible() -> List[Instance]:
