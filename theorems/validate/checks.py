@@ -647,15 +647,16 @@ def _free_decision(case: Case, s: dict, rule: Optional[str], tie: float = TIE) -
 
 
 def _exit_within_roundoff(case: Case, ref: Dict[str, Any], mine: Optional[np.ndarray]) -> bool:
-    """Whether the reference's final separator is one only by a normalized margin within the
-    round-off of the implementation's precision (1e-9 in float64, 1e-5 in float32): stopping
-    there or a little later are both legitimate."""
+    """Whether the reference's final separator is one only by margins within the round-off of the
+    implementation's precision ((A v)_i <= 1e-9 (|A| |v|)_i in float64, 1e-5 in float32): an exit
+    test with its own round-off allowance may stop there or a little later, both legitimately."""
     v, _ = _sep_vector(case, ref)
     if ref.get("status") != "separator" or v is None:
         return False
-    m, scale = _sep_margins(case, v)
+    A = case.G if case.algorithm in RP14_GRAM else (case.P if case.algorithm in PT11 else case.Z)
+    size = np.abs(A) @ np.abs(v)  # what the round-off of A v is relative to
     tol = 1e-5 if mine is not None and _is_float32(mine) else DECISION
-    return scale > 0 and float(np.min(m / scale)) <= tol
+    return bool(np.any(size > 0)) and float(np.min((A @ v) / np.where(size > 0, size, 1.0))) <= tol
 
 
 def _per_counter(trace: Optional[List[dict]]) -> Optional[List[dict]]:

@@ -60,7 +60,7 @@ MUTANTS = [
     _m("pdm", cc.pdm_multiple_uncapped, multiple_updates=True),
     _m("pdm", cc.pdm_multiple_one_too_many, multiple_updates=True),
     _m("pdm_succ", cc.pdm_succ_starts_at_eta_eps),
-    _m("pdm", cc.pdm_float32_weights, deep=True),
+    _m("pdm", cc.pdm_short_counter, deep=True),
 ]
 
 FAST = ["snkp_counts_from_one", "snkpvn_uniform_prox_centre", "nvn_float_exit", "pdm_csr_drops_first_entry",

@@ -1,7 +1,7 @@
 """Plausible wrong implementations whose claims can still hold: a counter that is off, an update
 that uses the neighbouring quantity, an exit test without a round-off allowance, a prox-centre
 ignored, a sparse row read short, a multiple update that is not capped or counts one too many, a
-PDM-succ schedule that starts at the wrong accuracy, float32 accumulation.  numpy (and scipy.sparse
+PDM-succ schedule that starts at the wrong accuracy, a counter that wraps on long runs.  numpy (and scipy.sparse
 for the CSR reader) only; each written as a user would write it."""
 
 import numpy as np
@@ -235,9 +235,22 @@ def pdm_succ_starts_at_eta_eps(X, y, epsilon, eta=8.0, *, rho=1.0, Delta=None, m
     return {"status": st, "iterations": t, "w": a, "trace": states}
 
 
-def pdm_float32_weights(X, y, epsilon, *, rho=1.0, Delta=None, max_iter=10**7):
-    """Accumulates a_t in float32 (a GPU-style kernel): fine for a few thousand updates; over
-    10^5 updates a_t drifts from the sum of its patterns, and the margin it reports at
-    convergence is no longer the one (8) certified."""
-    st, t, a = _cyclic(_patterns(X, y, rho, Delta), _pdm_cond(epsilon), max_iter, dtype=np.float32)
-    return {"status": st, "iterations": t, "w": a.astype(np.float64)}
+def pdm_short_counter(X, y, epsilon, *, rho=1.0, Delta=None, max_iter=10**7):
+    """Counts updates in a 16-bit integer (a kernel's short counter): exact for the first 32,767
+    updates; on a long run t wraps to -32,768, the threshold (1 - eps) ell/t turns negative, no
+    pattern satisfies it, and it reports convergence with a negative counter."""
+    P = _patterns(X, y, rho, Delta)
+    a, t = np.zeros(P.shape[1]), np.int16(0)
+    with np.errstate(over="ignore"):
+        while True:
+            updated = False
+            for yk in P:
+                pk = float(a @ yk)
+                if pk <= (0.0 if t == 0 else (1 - epsilon) * float(a @ a) / float(t)):
+                    if int(t) >= max_iter:
+                        return {"status": "max_iter", "iterations": int(t), "w": a}
+                    a = a + yk
+                    t = np.int16(t + np.int16(1))
+                    updated = True
+            if not updated:
+                return {"status": "separator", "iterations": int(t), "w": a}
