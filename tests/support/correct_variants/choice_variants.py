@@ -65,15 +65,22 @@ def snkp(G, *, max_iter=10_000, trace=False):
 
 
 def _proj_bisect(v):
-    """The Euclidean projection onto the simplex: max(v - tau, 0) with sum 1, tau by bisection."""
+    """The Euclidean projection onto the simplex, max(v - tau, 0) summing to 1, without sorting:
+    bisection on tau until the support {v > tau} settles, then tau exactly from the support."""
     lo, hi = float(np.min(v)) - 1.0, float(np.max(v))
-    for _ in range(64):  # 2^-64 of the initial interval: below float64's resolution
+    support = None
+    for _ in range(200):
         mid = 0.5 * (lo + hi)
         if np.sum(np.maximum(v - mid, 0.0)) > 1.0:
             lo = mid
         else:
             hi = mid
-    x = np.maximum(v - 0.5 * (lo + hi), 0.0)
+        s = v > lo
+        tau = (float(np.sum(v[s])) - 1.0) / int(np.sum(s))
+        if support is not None and np.array_equal(s, support) and np.all(v[s] > tau) and np.all(v[~s] <= tau):
+            break
+        support = s
+    x = np.maximum(v - tau, 0.0)
     return x / np.sum(x)
 
 
