@@ -129,6 +129,8 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
             if not any(cid == shrunk.case_id for cid, _ in report.failing.get(shrunk.check, [])):
                 # the shrunk instance is a case of its own: counted in the numerator and the denominator
                 report.failing.setdefault(shrunk.check, []).append((shrunk.case_id + " (shrunk)", shrunk.message))
+                report.counts.setdefault(shrunk.check, {}).setdefault(FAIL, 0)
+                report.counts[shrunk.check][FAIL] += 1
                 report.cases += 1
     report.failures = list(failures.values())
     report.settle()
