@@ -294,3 +294,29 @@ def test_the_nvn_bound_message_names_epsilon_not_rho():
     assert case.termination_required
     (res,) = check_bound(case, {"status": "max_iter", "iterations": case.max_iter})
     assert res.outcome == FAIL and "epsilon = 0.05" in res.message and "certified rho_K >=" not in res.message
+
+
+def test_an_isnkpvn_that_gives_up_is_told_what_its_outer_loop_does():
+    """An ISNKPVN whose delta_t never shrinks (q_t is not updated) stops on an outer-loop budget
+    of its own: 'gave up without a claim' alone hid the defect; the message names delta_t."""
+    import reference
+    from theorems.validate import corpus
+    from theorems.validate.checks import check_claim
+
+    def isnkpvn_stuck(G, gamma=2.0, epsilon=1e-3, *, max_iter=100_000):
+        n = len(G)
+        q = np.full(n, 1.0 / n)
+        total = 0
+        for _ in range(50):  # its own outer budget
+            delta = reference.g_norm(G, q) / gamma  # never shrinks: q is not replaced by p
+            r = reference.snkpvn(G, q, delta, max_iter=max_iter - total)
+            total += r.iterations
+            if r.status == "separator":
+                return {"status": "separator", "iterations": total, "alpha": r.alpha}
+        return {"status": "max_iter", "iterations": total, "p": r.p}
+
+    case = next(c for c in corpus("isnkpvn") if c.reference["status"] == "certificate"
+                and reference.g_norm(c.G, np.full(c.n, 1.0 / c.n)) > 0.1)
+    ans = isnkpvn_stuck(case.G, case.args["gamma"], case.args["epsilon"], max_iter=case.max_iter)
+    (res,) = check_claim(case, dict(ans, max_iter_passed=True))
+    assert res.outcome == FAIL and "gave up without a claim" in res.message and "does delta_t shrink?" in res.message
