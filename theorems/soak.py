@@ -35,6 +35,7 @@ import numpy as np
 import reference
 
 from .text import table
+from .validate.call import _accepts
 
 __all__ = ["SoakInstance", "SoakReport", "instances", "soak", "ALGORITHMS", "CLASSES", "FORMS", "ENGINES"]
 
@@ -122,6 +123,7 @@ class Tally:
     crashes: int = 0
     rejected: int = 0
     hangs: int = 0
+    contract_errors: int = 0  # a user's callable returned no readable answer (validate's answer.contract)
 
 
 @dataclass
@@ -133,10 +135,11 @@ class SoakReport:
     failures: List[str] = field(default_factory=list)
     instances: int = 0
     seconds: float = 0.0
+    user: Tuple[str, ...] = ()  # the algorithms run on the user's callables (validate's calling convention)
 
     @property
     def ok(self) -> bool:
-        return all(t.false_claims == 0 and t.crashes == 0 and t.hangs == 0 for t in self.tallies.values())
+        return all(t.false_claims == 0 and t.crashes == 0 and t.hangs == 0 and t.contract_errors == 0 for t in self.tallies.values())
 
     def total(self) -> Tally:
         out = Tally()
@@ -145,15 +148,21 @@ class SoakReport:
                 setattr(out, k, getattr(out, k) + getattr(t, k))
         return out
 
-    def rows(self) -> List[List[str]]:
+    def _names(self) -> List[str]:
         names = ["runs", "claims", "false_claims", "crashes", "hangs", "rejected"]
+        return names + (["contract_errors"] if self.total().contract_errors else [])
+
+    def rows(self) -> List[List[str]]:
+        names = self._names()
         out = [[a] + [str(getattr(t, k)) for k in names] for a, t in self.tallies.items()]
         tot = self.total()
         return out + [["total"] + [str(getattr(tot, k)) for k in names]]
 
     def table(self) -> str:
-        """The per-algorithm counts as one text table (:func:`theorems.text.table`)."""
-        return table(["algorithm", "runs", "claims", "false claims", "crashes", "hangs", "rejected"], self.rows())
+        """The per-algorithm counts as one text table (:func:`theorems.text.table`); a column of
+        contract errors when a user's callable returned something unreadable."""
+        heads = ["algorithm", "runs", "claims", "false claims", "crashes", "hangs", "rejected"]
+        return table(heads + (["contract errors"] if "contract_errors" in self._names() else []), self.rows())
 
 
 # -- instances ------------------------------------------------------------------------------------
@@ -308,7 +317,7 @@ def _gram_input(inst: SoakInstance, engine: str, G):
     return G
 
 
-def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G, engine: str = "textbook"):
+def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G, engine: str = "textbook", user: bool = False):
     """Run one algorithm on one instance; return (result, the data its claim is about, y).
 
     Primal claims are judged on the dense array ``inst.X``, which every input form means exactly."""
@@ -319,11 +328,16 @@ def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G, engine: st
         kw["engine"] = engine
     if name == "margin":
         return fn(G, precision=inst.precision, max_iter=inst.max_iter), G, None
+    if name in _PT11:
+        kw.update(max_epochs=200, **dict(inst.pt11))
+    if user:  # a user's callable (validate's calling convention) gets only the keywords it accepts
+        names, varkw, _ = _accepts(fn)
+        kw = {k: v for k, v in kw.items() if varkw or names is None or k in names}
     if name in ("perceptron", "normalized_perceptron"):
         return fn(inst.data(), inst.y, **kw), inst.X, inst.y
     if name in _PT11:
         first = eps * 0.01 if name == "pfm" else max(eps, 1e-3)
-        return fn(inst.data(), inst.y, first, max_epochs=200, **dict(inst.pt11), **kw), inst.X, inst.y
+        return fn(inst.data(), inst.y, first, **kw), inst.X, inst.y
     G = _gram_input(inst, engine, G)
     if name == "nvn":
         return fn(G, eps, **kw), G, None
@@ -332,6 +346,41 @@ def _call(name: str, fns: Dict[str, Callable], inst: SoakInstance, G, engine: st
     if name == "isnkpvn":
         return fn(G, 2.0, eps, **kw), G, None
     return fn(G, **kw), G, None
+
+
+class _Contract(Exception):
+    """A user's callable returned something that is not an answer (validate's answer.contract)."""
+
+
+def _as_result(name: str, out, inst: SoakInstance):
+    """A user's answer -- a Result-like object or a mapping with ``status``, ``iterations``,
+    ``alpha`` / ``w`` / ``p``, as :func:`theorems.validate.validate` accepts it -- as something
+    :func:`reference.verify_exact` reads; :class:`_Contract` when it is not one."""
+    from types import SimpleNamespace
+
+    from .validate.answer import normalize_answer
+    from .validate.case import ALLOWED_STATUSES
+
+    try:
+        ans = normalize_answer(out)
+    except Exception as exc:  # noqa: BLE001 -- whatever it returned, it is not an answer
+        raise _Contract(f"the answer cannot be read: {type(exc).__name__}: {exc}") from None
+    if ans.get("error"):
+        raise _Contract(ans["error"])
+    if ans["status"] not in ALLOWED_STATUSES[name]:
+        raise _Contract(f"status {ans['status']!r} is not one of {ALLOWED_STATUSES[name]} (returned {type(out).__name__})")
+    need = {"separator": ("alpha",) if name in _GRAM else ("w",), "certificate": ("p",)}.get(ans["status"], ())
+    if name == "nvn" and ans["status"] == "separator" and ans.get("alpha") is None:
+        ans["alpha"] = ans.get("p")
+    missing = [k for k in need if ans.get(k) is None]
+    if missing:
+        raise _Contract(f"status {ans['status']!r} without {missing[0]}")
+    info = {"epsilon": min(inst.epsilon, 1.0), "delta": min(inst.epsilon, 1.0)}
+    if name in _PT11:
+        opts = dict(inst.pt11)
+        info.update(rho=opts.get("rho", 1.0), Delta=opts.get("Delta"))
+    return SimpleNamespace(algorithm=name, status=ans["status"], iterations=ans["iterations"], alpha=ans["alpha"],
+                           w=ans["w"], p=ans["p"], info=info, precision=None)
 
 
 def _check(name: str, result, data, y, inst: SoakInstance) -> Tuple[bool, str]:
@@ -375,9 +424,16 @@ def _run_one(name, engine, inst, report, fns, G, gram_error, hang_seconds) -> No
             tally.crashes += 1
             _note(report, key, inst, f"gram crashed: {type(gram_error).__name__}: {gram_error}")
         return
+    user = name in report.user
     try:
         with _time_limit(hang_seconds):
-            result, data, y = _call(name, fns, inst, G, engine)
+            result, data, y = _call(name, fns, inst, G, engine, user)
+        if user:
+            result = _as_result(name, result, inst)
+    except _Contract as exc:
+        tally.contract_errors += 1
+        _note(report, key, inst, f"CONTRACT ERROR: {exc}")
+        return
     except _Hang:
         tally.hangs += 1
         _note(report, key, inst, f"no result within {hang_seconds} s")
@@ -419,6 +475,7 @@ def soak(
     hang_seconds: float = 30.0,
     progress: Optional[Callable[[SoakReport], None]] = None,
     engines: Tuple[str, ...] = ("textbook",),
+    only: bool = False,
 ) -> SoakReport:
     """Run the soak until ``runs`` instances are done or ``minutes`` have passed.
 
@@ -431,8 +488,14 @@ def soak(
     seed : int
         Seed of the instance stream.
     algorithms : dict, optional
-        name -> callable, replacing :mod:`reference`'s (names as in :data:`ALGORITHMS`); e.g. a
-        deliberately broken algorithm, to see the soak catch it.
+        name -> callable, replacing :mod:`reference`'s (names as in :data:`ALGORITHMS`): your own
+        implementation, with the calling convention of :func:`theorems.validate.validate` (the
+        reference function's arguments; keywords it does not accept are not passed; it returns a
+        Result-like object or a mapping with ``status``, ``iterations``, ``alpha`` / ``w`` / ``p``).
+        Every claim it makes is re-checked exactly; an answer that cannot be read is a *contract
+        error* (its own column), not a false claim.  ``margins soak --impl ALGO=MODULE:FN``.
+    only : bool
+        Run only the functions of ``algorithms`` (default: the reference's others too).
     hang_seconds : float
         A run longer than this is interrupted and counted as a hang.
     progress : callable, optional
@@ -451,8 +514,10 @@ def soak(
         unknown = set(algorithms) - set(ALGORITHMS)
         if unknown:
             raise ValueError(f"unknown algorithm name(s) {sorted(unknown)}; expected names from {ALGORITHMS}")
-        fns.update(algorithms)
-    report = SoakReport(seed=seed, tallies={_key(a, e): Tally() for e in engines for a in ALGORITHMS if e == "textbook" or a != "margin"})
+        fns = dict(algorithms) if only else {**fns, **algorithms}
+    report = SoakReport(seed=seed, tallies={_key(a, e): Tally() for e in engines for a in ALGORITHMS
+                                            if (e == "textbook" or a != "margin") and a in fns},
+                        user=tuple(a for a in (algorithms or {}) if a != "margin"))
     t0 = time.perf_counter()
     deadline = None if minutes is None else t0 + 60.0 * minutes
     with np.errstate(all="ignore"):
@@ -499,12 +564,28 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the instance stream (default 0)")
     p.add_argument("--hang-seconds", type=_positive_float, default=30.0, help="a run longer than this counts as a hang")
     p.add_argument("--failures", type=int, default=5, help="print the first N failures in full (default 5)")
+    p.add_argument("--impl", action="append", default=[], metavar="ALGO=MODULE:FN",
+                   help="soak your own implementation of ALGO (the calling convention of `margins validate`); repeatable; "
+                        "only the implementations given are run")
     p.add_argument(
         "--engine",
         choices=("textbook", "fast", "both"),
         default=None,
         help="the engine(s) every algorithm runs in (default: both when numba is installed, else textbook)",
     )
+
+
+def _load_impls(specs) -> Dict[str, Callable]:
+    """``ALGO=MODULE:FN`` (repeatable) -> {ALGO: callable}; a ValueError names a bad one."""
+    from .validate.call import load_callable
+
+    out: Dict[str, Callable] = {}
+    for spec in specs:
+        algo, eq, target = spec.partition("=")
+        if not eq or algo not in ALGORITHMS:
+            raise ValueError(f"--impl {spec!r}: expected ALGO=MODULE:FN with ALGO one of {', '.join(ALGORITHMS)}")
+        out[algo] = load_callable(target)
+    return out
 
 
 def main(args) -> int:
@@ -529,8 +610,11 @@ def main(args) -> int:
         print(f"margins soak: error: --engine {engine} needs numba; run: {fast.INSTALL_HINT}", file=sys.stderr)
         return 2
     engines = ENGINES if engine == "both" else (engine,)
+    impls = _load_impls(getattr(args, "impl", []))
+    if impls:
+        engines = ("textbook",)  # a user's callable has one engine: its own
     report = soak(minutes=minutes, runs=args.runs, seed=args.seed, hang_seconds=args.hang_seconds, progress=progress,
-                  engines=engines)
+                  engines=engines, algorithms=impls or None, only=bool(impls))
     t = report.total()
     print(report.table())
     print(f"\n{report.instances} instances, {t.runs} runs, {t.claims} claims re-checked in exact rational arithmetic "

@@ -13,16 +13,18 @@ What is checked, in layers (each check has an id, reported with its outcome):
   allowed for the algorithm, an integer ``iterations >= 0`` (or None: no counter), and the vector
   the status needs, of the right length and finite.  With answers files: every case of the
   corpus is answered (unless ``subset=True``).
-* ``claim.separator``  a claimed separator separates, recomputed in float64 from the returned
-  vector alone: y_i <w, x_i> > 0 (primal), G alpha > 0 (Gram algorithms), a.y_k > 0 on the
-  augmented/extended patterns (PT11).  A zero vector, or an exact 0 margin, fails; a negative
-  normalized margin above -1e-7 is a *near tie* and reported as a note, not a failure (float32).
-* ``claim.certificate``  p is in the simplex (entries >= -1e-9, |sum - 1| <= 1e-6) and
-  ||p||_G is within the algorithm's accuracy (NVN: <= epsilon; SNKPVN: < delta; ISNKPVN: < epsilon).
+* ``claim.separator``  one judge for both sides: a claimed separator is accepted exactly when
+  the reference's own verifier accepts it (:func:`reference.result.verify_separator_gram` /
+  ``verify_separator_primal``: y_i <w, x_i> > 0 (primal), G alpha > 0 (Gram algorithms), a.y_k > 0
+  on the augmented/extended patterns (PT11), each beyond its round-off allowance).  A zero
+  vector, an exact 0 margin, or a margin positive only within round-off fails.
+* ``claim.certificate``  accepted exactly when :func:`reference.result.verify_certificate` accepts
+  it: p in the simplex (to float64 accuracy) and ||p||_G certified within the algorithm's accuracy
+  (NVN: <= epsilon; SNKPVN: < delta; ISNKPVN: < epsilon).
 * ``claim.max_iter``  a "max_iter" is *honest*: it is dishonest (a) to stop before the budget
   (``iterations < max_iter``) without a claim, or (b) to return a vector that already passes the
-  algorithm's own exit test (G alpha > 0 / y_i <w, x_i> > 0 / ||p||_G <= accuracy) -- the claim was
-  left on the table.  Whether the *reference* converged is not part of honesty (that is layer 2,
+  reference's verifier -- the claim was left on the table; and no answer reports more iterations
+  than the budget it was given (a multiple update must be capped).  Whether the *reference* converged is not part of honesty (that is layer 2,
   and only where a theorem guarantees it).  (b) is not applied to PT11, whose exit test is "a full
   pass without an update", a property of the run, not of the vector.
 
@@ -51,10 +53,20 @@ implementation lacks the capability).
   a vertex chosen among the near-argmin; Perceptron: a mistake; PDM/PFM: an update on a pattern
   satisfying (8) / (7)).
 
+* ``trajectory.final``  where the reference's trajectory is determined (no decision within
+  round-off up to the returned counter k: SNKP, SNKPVN, NVN, NKP and the Normalized Perceptron
+  after their free first step, a Perceptron given ``rule="cyclic"``), the returned vector is the
+  reference's iterate k; a counter off by j is named as such.  Where it is not determined (NKP's
+  first best response, spec A.7; ties; PT11's order of presentation; no counter; a later stop)
+  the result is a skip that says why.
+
 **Layer 3 -- ``strict=True``**: the trajectory agrees with the reference's step by step (rtol
-1e-6, atol 1e-9).  A divergence right after a near-tie decision of the reference (an argmin whose two best
-candidates are within 1e-9) is reported as a note and ends the comparison; any other divergence,
-or a different final status / counter, fails.
+1e-6, atol 1e-9; float32 answers rtol 1e-3), the reference run with the same algorithm options
+(``options=``, or the keywords of a ``functools.partial``: ``--kwargs``).  A divergence right after
+a free choice of the reference (an argmin whose two best candidates are within 1e-9, another
+pattern presented first in PT11, final answers without a trace after such a choice, a later stop
+at a valid claim) is reported as a note; any other divergence, or a different final status /
+counter, fails.
 
 Legitimate differences -- argmin tie-breaking, which misclassified point a Perceptron takes, a
 later (but valid) stopping iterate, float32 arithmetic on well-conditioned data -- pass layers 1-2.

@@ -105,6 +105,10 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
     if want_trace and ok("trace"):
         kw["trace"] = True
     data = tuple(np.array(d, copy=True) for d in data)  # the callable may not modify our arrays
+    if "csr" in case.flags:  # the same case with X as scipy CSR (as reference.load_libsvm returns data sets)
+        import scipy.sparse as sp
+
+        data = (sp.csr_matrix(data[0]),) + data[1:]
     pos = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in pos]
     try:
         with _time_limit(timeout):
@@ -114,7 +118,8 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
     except Exception as exc:  # noqa: BLE001 -- any crash of the implementation is a finding
         tb = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{type(exc).__name__}: {exc} (at {Path(tb.filename).name}:{tb.lineno})"
-        if isinstance(exc, ValueError) and edge_flags(case):  # it refuses an edge case: reported apart from wrong answers
+        refuses = isinstance(exc, ValueError) or (isinstance(exc, TypeError) and "csr" in case.flags)
+        if refuses and edge_flags(case):  # it refuses an edge case (or sparse input): reported apart from wrong answers
             return {"refused": where}, []
         return {"error": where}, []
     ans = normalize_answer(out)
@@ -125,7 +130,7 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
 
 
 # flags that only describe how a case is run, not a class of input an implementation may refuse
-RUN_FLAGS = ("pt11", "budget", "extended")
+RUN_FLAGS = ("pt11", "budget", "extended", "crossing", "q_simplex", "deep")
 
 
 def edge_flags(case: Case) -> tuple:

@@ -20,14 +20,18 @@ def add_arguments(sub) -> None:
     v = sub.add_parser("validate", help="check an implementation (Python callable, or answers/traces written by any program) against the reference")
     v.add_argument("algorithm", nargs="?", choices=ALGORITHMS, help="reference function name")
     v.add_argument("callable", nargs="?", help="MODULE:CALLABLE or path/to/file.py:CALLABLE")
-    v.add_argument("--kwargs", default=None, help="JSON object of extra keyword arguments bound into the callable")
+    v.add_argument("--kwargs", default=None, help="JSON object of algorithm options (active_sets, multiple_updates, ...) bound into "
+                                                  "the callable and given to the reference wherever trajectories are compared")
     v.add_argument("--answers", default=None, help="an answers document (see theorems/validate/case_schema.json)")
     v.add_argument("--trace", default=None, help="a trace document (see theorems/validate/case_schema.json)")
     v.add_argument("--cases", default=None, help="corpus directory written by export-cases or by `margins bounds --search` "
                                                  "(default: regenerate the fixed corpus); with MODULE:CALLABLE, run exactly "
                                                  "its cases of ALGORITHM (add --budget N for hypothesis examples too)")
     v.add_argument("--budget", type=int, default=None, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
-    v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference (layer 3)")
+    v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference, run with the "
+                                                         "same algorithm options (--kwargs) (layer 3)")
+    v.add_argument("--deep", action="store_true", help="add the deep tier: one long PT11 run (eps = 0.01, ~2e5 updates) and one "
+                                                       "long RP14 run (SNKP ~3e4 iterations), each under a minute")
     v.add_argument("--seed", type=int, default=0, help="seed of the hypothesis search (default 0): the same seed and budget give "
                                                        "the same verdict on every run, in every directory")
     v.add_argument("--database", default=None, metavar="DIR", help="keep hypothesis' example database in DIR (failing examples "
@@ -98,7 +102,7 @@ def cmd_validate(args) -> int:
             impl = functools.partial(impl, **json.loads(args.kwargs))
         budget = args.budget if args.budget is not None else (0 if args.cases else 20)
         reports.append(validate(args.algorithm, impl, budget=budget, strict=args.strict, seed=args.seed, cases_dir=args.cases,
-                                skip_flags=skip, database=args.database))
+                                skip_flags=skip, database=args.database, deep=args.deep))
     if args.json:
         print(json_text([r.as_dict() for r in reports], indent=1))
     else:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import List, Tuple
 
 from ..instances import Instance
@@ -22,7 +23,28 @@ def _corpus_instances() -> List[Instance]:
     insts.append(S.random_kernel_instance("gaussian", 8, 2, seed=3, sigma=1.0))
     insts.append(S.random_kernel_instance("polynomial", 6, 2, seed=4, degree=2, c=1.0))
     insts.append(_long_run())
+    insts += _random_infeasible()
+    insts.append(_rounded_antipodal())
     return insts
+
+
+def _rounded_antipodal() -> Instance:
+    """x = (1, 1) and -x under the same label: infeasible, but the normalized Gram matrix rounds
+    G_12 = -1 to -0.9999999999999998, so G alpha > 0 holds at alpha = (1/2, 1/2) by round-off
+    alone -- a separator claimed there is false (judged by the reference's own allowance)."""
+    import numpy as np
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0]])
+    return Instance("antipodal-rounded", X, np.array([1, 1]), flags=("antipodal", "infeasible", "one_class"))
+
+
+def _random_infeasible() -> List[Instance]:
+    """Random infeasible instances of small dimension (8 points, d = 1 and d = 2): the origin
+    inside the hull of random unit vectors, which is where the smoothed algorithms' infeasible
+    branch (SNKPVN's certificate) is exercised away from regular shapes."""
+    from ..instances import strategies as S
+
+    return [S.planted_infeasible("random", d, seed, m=8) for d, seed in ((1, 3), (1, 7), (2, 4), (2, 9))]
 
 
 def _long_run() -> Instance:
@@ -53,8 +75,10 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
     extended space (Delta = 1)."""
     out: List[Case] = []
     seen = set()
-    for inst in _corpus_instances():
+    for idx, inst in enumerate(_corpus_instances()):
         variants: List[Tuple[str, dict]] = [("", {})]
+        if algorithm == "snkpvn":  # the prox-centre q is an argument: also a q drawn from the simplex
+            variants.append(("q=simplex", {"arguments": {"q": simplex_point(len(inst.y), idx)}}))
         if algorithm == "pdm":
             variants = [("eps=0.3", {"eps": 0.3}), ("eps=0.7", {"eps": 0.7}), ("eps=0.3,Delta=1", {"eps": 0.3, "Delta": 1.0})]
         elif algorithm in ("pfm", "pdm_succ"):
@@ -64,6 +88,8 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
         for tag, kw in variants:
             c = make_case(algorithm, inst, variant=tag, cap=cap, **kw)
             if c is not None and c.case_id not in seen:
+                if tag == "q=simplex":
+                    c = replace(c, flags=c.flags + ("q_simplex",))
                 seen.add(c.case_id)
                 out.append(c)
     # budget exhaustion: the two first cases on which the reference needs >= 6 iterations, rerun
@@ -80,4 +106,82 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
         b = make_case(algorithm, inst, variant=tag, cap=cap, budget=c.reference["iterations"] // 2, **kw)
         if b is not None:
             out.append(b)
+    if algorithm in PT11:
+        out += _crossing_budgets(algorithm, out, cap)
+        out += [as_csr(c) for c in out]  # every PT11 case also with X as scipy CSR
     return tuple(out)
+
+
+def simplex_point(n: int, seed: int):
+    """A point of the simplex drawn from Dirichlet(1, ..., 1) (a prox-centre q of SNKPVN other
+    than 1_n/n), rounded to sum to 1 in float64 as the reference demands."""
+    import numpy as np
+
+    q = np.random.default_rng(1000 + seed).dirichlet(np.ones(n))
+    q[int(np.argmax(q))] += 1.0 - float(np.sum(q))
+    return q
+
+
+def as_csr(case: Case) -> Case:
+    """The same case with X passed to the implementation as a scipy CSR matrix (flag ``csr``)."""
+    cid = case.case_id + (",csr" if case.case_id.count("/") == 2 else "/csr")
+    return replace(case, case_id=cid, flags=case.flags + ("csr",))
+
+
+def _crossing_budgets(algorithm: str, cases: List[Case], cap: int) -> List[Case]:
+    """Budget cases that a multiple update (PT11 Sec. 4) crosses: the reference run with
+    ``multiple_updates`` makes an update of lambda >= 2 from t; the budget t + 1 lies inside it,
+    so an implementation that does not cap lambda at max_iter - t returns iterations > max_iter."""
+    import reference
+
+    out: List[Case] = []
+    for c in cases:
+        if len(out) >= 2 or "budget" in c.flags or c.reference["status"] != "separator":
+            continue
+        kw = {k: v for k, v in c.args.items() if k in ("rho", "Delta")}
+        pos = [c.args[p] for p in ("beta",) if algorithm == "pfm"] or [c.args["epsilon"]]
+        res = getattr(reference, algorithm)(c.X, c.y, *pos, multiple_updates=True, max_iter=c.max_iter, max_epochs=10**9,
+                                            trace=True, **kw)
+        ts = [s.t for s in res.trace]
+        jump = next((a for a, b in zip(ts, ts[1:]) if b - a >= 2 and a >= 1), None)
+        if jump is None:
+            continue
+        inst = next(i for i in _corpus_instances() if i.name == c.name)
+        tag = (c.case_id.split("/", 2)[2] + "," if c.case_id.count("/") == 2 else "") + "budget=crossing"
+        okw = {"Delta": c.args.get("Delta")}
+        if algorithm != "pfm":
+            okw["eps"] = c.args["epsilon"]
+        b = make_case(algorithm, inst, variant=tag, cap=cap, budget=jump + 1, **okw)
+        if b is not None:
+            out.append(replace(b, flags=b.flags + ("crossing",)))
+    return out
+
+
+def deep_corpus(algorithm: str) -> List[Case]:
+    """The deep tier (``validate(..., deep=True)``, ``--deep``): one long run per family, each a
+    few seconds for the reference and for a fast implementation.
+
+    * RP14 (SNKP, SNKPVN): the long, ill-conditioned instance of the corpus with a margin ten
+      times smaller (rho = 3e-5): SNKP needs about 32,000 iterations, SNKPVN about 48,000.
+    * PT11: 30 points in R^3 with margin 2e-3, at eps = 0.01 (PDM, PDM-succ; PFM at beta =
+      0.99 gamma_d): about 10^5 updates, where a float32 accumulation of a_t drifts away from the
+      dynamic margin condition.
+    """
+    return list(_DEEP.get(algorithm, lambda: _deep(algorithm)))
+
+
+_DEEP = Memo(16)
+
+
+def _deep(algorithm: str) -> Tuple[Case, ...]:
+    from ..instances import strategies as S
+
+    if algorithm in PT11:
+        inst = S.planted_separable(3, 3, 27, 2e-3, seed=3)
+        inst = replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("long_run", "deep"))))
+        c = make_case(algorithm, inst, eps=0.01, variant="eps=0.01,deep", cap=2_000_000)
+        return tuple(x for x in (c, None if c is None else as_csr(c)) if x is not None)
+    inst = S.planted_separable(5, 3, 4, 3e-5, seed=0)
+    inst = replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("small_margin", "long_run", "deep"))))
+    c = make_case(algorithm, inst, variant="deep", cap=60_000)
+    return () if c is None or c.reference["iterations"] < 10_000 else (c,)  # only where the run is long

@@ -18,7 +18,10 @@ Checks (each failure names the pattern index and both sides):
   the right length.
 * ``claim.separator``   a claimed separator separates: a . y_k > (K + 16) u |y_k| . |a| for every
   pattern k (the allowance of :func:`reference.result.verify_separator_primal`).
-* ``claim.max_iter``    "max_iter" only with iterations >= max_iter (no early stop without a claim).
+* ``claim.max_iter``    "max_iter" only with iterations >= max_iter (no early stop without a claim),
+  and never iterations > max_iter.
+* ``run.converged``     a run that returns "max_iter" did not converge: its margin guarantee cannot
+  be checked, so the report is never "conforms" (it says which runs did not converge).
 * ``guarantee.margin``  PDM / PDM-succ: min_k a . y_k / ||a|| >= (1 - eps) gamma_d; PFM: > beta
   [PT11 Sec. 3, Thm. 1]; gamma_d is the certified lower end (so a failure is certain, up to a
   relative round-off allowance of 1e-9).
@@ -97,8 +100,14 @@ class DataReport:
         head = (f"{self.algorithm} on data (m = {self.margin.m}, d = {self.margin.d}, nnz = {self.margin.nnz}; "
                 f"certified gamma_d in [{self.margin.lower!r}, {self.margin.upper!r}]): ")
         if self.conforms:
-            return head + f"conforms ({len(self.checks)} checks passed)"
-        lines = [head + f"{len(self.failures)} of {len(self.checks)} checks FAIL"]
+            return head + f"conforms ({len(self.checks)} checks passed, every run converged)"
+        unconverged = [c for c in self.failures if c.id == "run.converged"]
+        wrong = [c for c in self.failures if c.id != "run.converged"]
+        verdict = f"{len(wrong)} of {len(self.checks)} checks FAIL" if wrong else "no check failed"
+        if unconverged:
+            verdict += (f"; {len(unconverged)} of {len({c.accuracy for c in self.checks})} runs did NOT converge "
+                        "(their margin guarantee could not be checked): not conforming")
+        lines = [head + verdict]
         lines += [f"  FAIL {c.id} (accuracy {c.accuracy:g}): {c.detail}" for c in self.failures]
         return "\n".join(lines)
 
@@ -143,6 +152,11 @@ def _checks_one(alg: str, acc: float, ans, P: reference.Patterns, M: reference.D
     else:
         add("claim.max_iter", t >= max_iter, f"'max_iter' after t = {t} < max_iter = {max_iter} updates: stopped early without a claim"
             if t < max_iter else "ok")
+        if t > max_iter:
+            add("claim.max_iter", False, f"'max_iter' after t = {t} updates, above the budget max_iter = {max_iter} it was given")
+        # a run that did not converge is no verdict of conformance: the guarantee was never checked
+        add("run.converged", False, f"'max_iter' after t = {t} updates (max_iter = {max_iter}): the run did not converge, so "
+            "guarantee.margin (and claim.separator) could not be checked -- no verdict on the implementation; raise --max-iter")
     norm = float(np.sqrt(w @ w))
     if status == "separator" and norm > 0:
         achieved = float(margins[k]) / norm

@@ -22,6 +22,7 @@ LAYERS = {
     "guarantee.margin": 2,
     "invariant.final": 2,
     "invariant.trace": 2,
+    "trajectory.final": 2,
     "strict.trajectory": 3,
 }
 

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from typing import Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from .call import TIMEOUT, _name_of, edge_flags
-from .case import ALGORITHMS, CAP, Case
-from .checks import _failure, run_case
-from .corpus import corpus
+from .case import ALGORITHMS, CAP, KEYWORDS, POSITIONAL, Case
+from .checks import _failure, reference_options, run_case
+from .corpus import corpus, deep_corpus
 from .files import _load_cases
 from .report import FAIL, Failure, Report
 from .search import _hypothesis_search
@@ -20,7 +21,7 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
              timeout: Optional[float] = TIMEOUT, cap: int = CAP, hypothesis: bool = True, cases_dir=None,
              skip_flags: Sequence[str] = (), database=None,
              data=None, rho: Optional[float] = 1.0, Delta: Optional[float] = None, epsilons=(0.1,),
-             max_iter: Optional[int] = None):
+             max_iter: Optional[int] = None, options: Optional[Mapping[str, Any]] = None, deep: bool = False):
     """Check ``impl`` against ``reference.<algorithm>``: layers 1-2 (and 3 with ``strict``).
 
     Parameters
@@ -55,6 +56,17 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         A hypothesis example database directory: failing examples are saved there and replayed
         first on the next run.  Default None: no database, nothing written anywhere, and the
         verdict is a function of (implementation, seed, budget) alone.
+    options : mapping, optional
+        Algorithm options (``active_sets``, ``multiple_updates``, ``seed``, ``engine``, ...): bound
+        into ``impl`` *and* given to the reference wherever its trajectory is compared
+        (``trajectory.final``, ``strict``), so an implementation of PT11 Sec. 4 is compared with
+        the reference's PT11 Sec. 4.  The keywords of a ``functools.partial`` ``impl`` (what
+        ``--kwargs`` builds) count as options too.  The case's own arguments (``q``, ``rule``,
+        ``gamma``, ``delta``, ``epsilon``, ``max_iter``, ...) are set by every case: binding one is
+        a ValueError.
+    deep : bool
+        Add the deep tier (:func:`theorems.validate.corpus.deep_corpus`): one long PT11 run and one
+        long RP14 run, each within seconds for a fast implementation (``--deep``).
     data : (X, y), optional
         Validate a PT11 implementation on this whole data set instead (X dense or CSR, as
         ``reference.load_libsvm`` returns it): layers 1-2 with the certified gamma_d of the
@@ -80,10 +92,15 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
             raise ValueError("data must be a pair (X, y)")
         return validate_on_data(algorithm, impl, data[0], data[1], rho=rho, Delta=Delta, epsilons=tuple(epsilons),
                                 max_iter=max_iter)
+    impl, opts = _bind_options(algorithm, impl, options)
     t0 = time.perf_counter()
     report = Report(algorithm=algorithm, implementation=_name_of(impl), conforms=True, strict=strict)
+    if opts:
+        report.notes.append(f"the reference's trajectory is run with the same options {opts} (trajectory.final, strict.trajectory)")
     failures: Dict[str, Failure] = {}
     cases = corpus(algorithm, cap=cap) if cases_dir is None else list(_load_cases([algorithm], cases_dir).values())
+    if deep:
+        cases = cases + deep_corpus(algorithm)
     skip = set(skip_flags)
     skipped = [c.case_id for c in cases if skip & set(c.flags)]
     if skipped:
@@ -92,7 +109,7 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     for case in cases:
         if skip & set(case.flags):
             continue
-        ans, results = run_case(impl, case, strict=strict, timeout=timeout)
+        ans, results = run_case(impl, case, strict=strict, timeout=timeout, options=opts)
         report.record(case.case_id, results, edge_flags(case))
         report.cases += 1
         if any(r.outcome == FAIL for r in results):
@@ -106,11 +123,15 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
     shrunk = None
     if hypothesis and budget > 0 and not timed_out:
         shrunk = _hypothesis_search(algorithm, impl, report, examples=budget, seed=seed, strict=strict, timeout=timeout, cap=cap,
-                                    skip_flags=skip, database=database)
+                                    skip_flags=skip, database=database, options=opts)
         if shrunk is not None:
             failures.setdefault(shrunk.check, shrunk)
             if not any(cid == shrunk.case_id for cid, _ in report.failing.get(shrunk.check, [])):
+                # the shrunk instance is a case of its own: counted in the numerator and the denominator
                 report.failing.setdefault(shrunk.check, []).append((shrunk.case_id + " (shrunk)", shrunk.message))
+                report.counts.setdefault(shrunk.check, {}).setdefault(FAIL, 0)
+                report.counts[shrunk.check][FAIL] += 1
+                report.cases += 1
     report.failures = list(failures.values())
     report.settle()
     if report.failures:
@@ -119,6 +140,22 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         report.minimal = best
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _bind_options(algorithm: str, impl: Callable, options: Optional[Mapping[str, Any]]) -> Tuple[Callable, Dict[str, Any]]:
+    """(the callable with ``options`` bound, the options the reference runs with): the explicit
+    ``options`` and the keywords of a ``functools.partial``, less the case's own arguments."""
+    own = set(KEYWORDS) | set(POSITIONAL.get(algorithm, ())) | {"q", "delta", "gamma", "epsilon", "beta", "eta"}
+    if options:
+        if not isinstance(options, Mapping):
+            raise ValueError(f"options must be a mapping of keyword arguments, got {type(options).__name__}")
+        bound = sorted(set(options) & own)
+        if bound:
+            raise ValueError(f"options {bound}: every case sets {', '.join(bound)} itself (the corpus varies them); "
+                             "bind algorithm options only (active_sets, multiple_updates, seed, engine, ...)")
+        impl = functools.partial(impl, **options)
+    given = dict(getattr(impl, "keywords", None) or {}) if isinstance(impl, functools.partial) else {}
+    return impl, reference_options(algorithm, given)
 
 
 def parametrize_with_checks(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool = False, seed: int = 0):

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .call import TIMEOUT, edge_flags
-from .case import CAP, RP14_GRAM, RP14_PRIMAL, make_case
+from .case import CAP, PT11, RP14_GRAM, RP14_PRIMAL, make_case
+from .corpus import as_csr, simplex_point
 from .checks import _failure, run_case
 from .report import FAIL, Failure, Report
 
@@ -37,6 +38,12 @@ def _strategy(algorithm: str):
         opts = st.tuples(st.sampled_from([0.3, 0.5, 0.1]), st.sampled_from([None, None, 1.0]))
     else:
         opts = st.just((None, None))
+    if algorithm == "snkpvn":  # the prox-centre q: 1_n/n or a point drawn from the simplex
+        opts = st.tuples(opts, st.one_of(st.none(), st.integers(0, 2**16)))
+    elif algorithm in PT11:  # X dense or as scipy CSR
+        opts = st.tuples(opts, st.booleans())
+    else:
+        opts = st.tuples(opts, st.none())
     return inst, opts
 
 
@@ -88,7 +95,8 @@ def _isolated(database):
 
 
 def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, examples: int, seed: int, strict: bool,
-                       timeout: Optional[float] = TIMEOUT, cap: int = CAP, skip_flags=(), database=None) -> Optional[Failure]:
+                       timeout: Optional[float] = TIMEOUT, cap: int = CAP, skip_flags=(), database=None,
+                       options=None) -> Optional[Failure]:
     """Draw ``examples`` instances (seeded by ``seed``: the same draws on every run, in every
     directory), run the checks, and shrink the first failure.  Only the examples up to the first
     failure are recorded in ``report`` (the shrinking attempts are not cases of their own); the
@@ -111,11 +119,17 @@ def _hypothesis_search(algorithm: str, impl: Callable, report: Report, *, exampl
     failed = []
 
     def prop(inst, opt):
-        eps, Delta = opt
+        (eps, Delta), extra = opt
         tag = "" if eps is None else f"eps={eps:g}" + ("" if Delta is None else f",Delta={Delta:g}")
-        case = make_case(algorithm, inst, eps=eps, Delta=Delta, variant=tag, cap=cap)
+        kw = {}
+        if algorithm == "snkpvn" and extra is not None:
+            kw["arguments"] = {"q": simplex_point(len(inst.y), int(extra))}
+            tag = f"q=simplex({int(extra)})"
+        case = make_case(algorithm, inst, eps=eps, Delta=Delta, variant=tag, cap=cap, **kw)
+        if case is not None and algorithm in PT11 and extra:
+            case = as_csr(case)
         assume(case is not None and not (skip & set(case.flags)))
-        ans, results = run_case(impl, case, strict=strict, timeout=timeout)
+        ans, results = run_case(impl, case, strict=strict, timeout=timeout, options=options)
         bad = any(r.outcome == FAIL for r in results)
         if not failed:
             report.record(case.case_id, results, edge_flags(case))

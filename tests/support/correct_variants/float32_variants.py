@@ -1,7 +1,16 @@
-"""Correct variant 1: the Gram-space algorithms computed entirely in float32 (well-conditioned
-data must pass).  numpy only."""
+"""Correct variant 1: the Gram-space algorithms iterated entirely in float32 (well-conditioned
+data must pass).  A claim is a statement about the float64 matrix it was given, judged as the
+reference judges its own: NVN states its certificate as p / sum(p) in float64 (a float32 p sums
+to 1 only within 1e-7, not a point of the simplex).  numpy only."""
 
 import numpy as np
+
+
+def _separates(G, v):
+    """G v > 0 beyond the round-off of the product: a separator of the data, not of G's rounding
+    (the allowance the reference's own verifier uses)."""
+    eps = np.finfo(np.result_type(G, v)).eps
+    return bool(np.all(G @ v > (np.abs(G) @ np.abs(v)) * (G.shape[1] + 16) * eps))
 
 F = np.float32
 
@@ -18,7 +27,7 @@ def nkp(G, *, max_iter=100_000, trace=False):
     states = [{"k": 0, "alpha": a.copy()}]
     for k in range(max_iter + 1):
         Ga = G @ a
-        if np.all(Ga > 0):
+        if _separates(G, a):
             return {"status": "separator", "iterations": k, "alpha": a, "trace": states if trace else None}
         if k == max_iter:
             break
@@ -39,7 +48,7 @@ def snkp(G, *, max_iter=10_000, trace=False):
     states = [{"k": 0, "alpha": a.copy(), "p": p.copy(), "mu": float(mu)}]
     k = 0
     while True:
-        if np.all(G @ a > 0):
+        if _separates(G, a):
             return {"status": "separator", "iterations": k, "alpha": a, "p": p, "trace": states if trace else None}
         if k >= max_iter:
             return {"status": "max_iter", "iterations": k, "alpha": a, "p": p, "trace": states if trace else None}
@@ -59,8 +68,9 @@ def nvn(G, epsilon=1e-3, *, max_iter=100_000):
     for k in range(max_iter + 1):
         Gp = G @ p
         if np.sqrt(max(float(p @ Gp), 0.0)) <= epsilon:
-            return {"status": "certificate", "iterations": k, "p": p}
-        if np.all(Gp > 0):
+            c = p.astype(np.float64) / np.sum(p, dtype=np.float64)
+            return {"status": "certificate", "iterations": k, "p": c}
+        if _separates(G, p):
             return {"status": "separator", "iterations": k, "alpha": p, "p": p}
         if k == max_iter:
             break

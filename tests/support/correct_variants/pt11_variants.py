@@ -6,7 +6,7 @@ import numpy as np
 
 
 def _patterns(X, y, rho, Delta):
-    X = np.asarray(X, float)
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, float)  # scipy CSR as LIBSVM data come, or dense
     y = np.asarray(y, float)
     A = np.hstack([X, np.full((len(y), 1), rho)]) if rho is not None else X
     P = A * y[:, None]

@@ -5,7 +5,7 @@ import numpy as np
 
 
 def _patterns(X, y, rho, Delta=None):
-    X = np.asarray(X, dtype=float)
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if rho is not None:
         X = np.hstack([X, np.full((X.shape[0], 1), float(rho))])
@@ -72,7 +72,7 @@ def pdm_own_budget_no_bias(X, y, epsilon, *, rho=1.0, Delta=None, max_iter=100_0
     0 in the bias coordinate): on data that need the bias it never converges, and takes hours to
     give up."""
     status, t, a = _pdm(_patterns(X, y, None, Delta), epsilon, 10**12, max_epochs=10**8)
-    d = np.asarray(X).shape[1]
+    d = X.shape[1]
     return _answer((status, t, np.insert(a, d, 0.0)))
 
 

@@ -169,7 +169,21 @@ def test_non_separable_data_need_delta_or_a_budget(heart):
     with pytest.raises(ValueError, match="certified NOT separable"):
         validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,))
     r = validate_on_data("pdm", ref.pdm, X[:60], y[:60], epsilons=(0.3,), max_iter=500)
-    assert r.conforms and [c.id for c in r.checks] == ["answer.contract", "claim.max_iter"]
+    assert [c.id for c in r.checks] == ["answer.contract", "claim.max_iter", "run.converged"]
+    assert not r.conforms and [c.id for c in r.failures] == ["run.converged"]  # no verdict: it never converged
+
+
+def test_a_run_that_did_not_converge_is_never_conforms(heart):
+    """On data the default budget does not suffice for, a correct and a broken PDM alike did not
+    converge: the report says so and which checks could not run, and neither "conforms"."""
+    X, y = heart
+    for fn in (ref.pdm, _lazy):
+        r = validate_on_data("pdm", fn, X, y, rho=1.0, Delta=1.0, epsilons=(0.01,), max_iter=50)
+        head = r.format().splitlines()[0]
+        assert not r.conforms and "1 of 1 runs did NOT converge" in head and "conforms" not in head, r.format()
+        assert "guarantee.margin" in next(c.detail for c in r.failures if c.id == "run.converged")
+    r = validate_on_data("pdm", ref.pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,))
+    assert r.conforms and "every run converged" in r.summary()
 
 
 def test_validate_with_data_and_the_cli(tmp_path, heart, capsys, monkeypatch):
