@@ -1267,7 +1267,7 @@ def test_gram_pow4_exponent_limit_zero_keeps_k_zero():
     assert gram_pow4_exponent(np.array([[4.0]]), limit=0) == 2  # 4 -> 4 * 4^-2 = 1/4: the rule at work
 
 
-@pytest.mark.skipif(not ref.fast.available(), reason="the compiled engine needs numba")
+@pytest.mark.skipif(not ref.engines.available(), reason="the compiled engine needs numba")
 def test_soak_both_engines_short_slice_finds_nothing():
     from theorems.soak import CLASSES, soak
 

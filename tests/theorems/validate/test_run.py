@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import reference
+import reference.engines
 from tests.support.correct_variants import OPTIONS, VARIANTS
 from tests.support.mutants import rp14_perceptrons as rp
 from tests.support.validate import _cli, _hangs, cases_dir
@@ -67,7 +68,7 @@ def test_snkpvn_separator_within_roundoff_does_not_hide_the_certificate():
     r = reference.snkpvn(G, q=[0.5, 0.5], delta=0.05, max_iter=2)
     assert (r.status, r.iterations) == ("certificate", 0), r.message
     assert reference.verify_exact(r, G) == ""
-    if reference.fast.available():
+    if reference.engines.available():
         f = reference.snkpvn(G, q=[0.5, 0.5], delta=0.05, max_iter=2, engine="fast")
         assert (f.status, f.iterations) == ("certificate", 0), f.message  # the engine agrees
 
