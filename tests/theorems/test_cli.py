@@ -448,10 +448,6 @@ def _subparsers():
     return next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices
 
 
-# options of the validation harness's own parser (theorems/validate/cli.py) that have no help text
-# yet; the test pins exactly these, so a new option without help, or help written for one of them,
-# shows here
-_HELP_PENDING = {"validate": ["--json"], "export-cases": ["directory", "--algorithms"]}
 
 
 @pytest.mark.parametrize("command", sorted(_subparsers()))
@@ -462,7 +458,7 @@ def test_every_option_of_every_subcommand_has_a_help_text(command):
 
     missing = [a.option_strings[0] if a.option_strings else a.dest for a in _subparsers()[command]._actions
                if not isinstance(a, argparse._HelpAction) and not (a.help or "").strip()]
-    assert missing == _HELP_PENDING.get(command, []), f"margins {command}: no help for {missing}"
+    assert missing == [], f"margins {command}: no help for {missing}"
 
 
 def test_run_help_tells_rp14_delta_from_pt11_Delta(capsys):

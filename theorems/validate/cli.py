@@ -40,7 +40,7 @@ def add_arguments(sub) -> None:
                                                                       "(e.g. n1 for an implementation that refuses one-point data)")
     v.add_argument("--subset", action="store_true", help="with --answers: check only the cases answered (default: a corpus "
                                                          "case without an answer fails)")
-    v.add_argument("--json", action="store_true")
+    v.add_argument("--json", action="store_true", help="print the report as JSON (the checks, each case's verdict and the failures) instead of text")
     g = v.add_argument_group("validation on a data set (PT11 algorithms; layers 1-2 with the certified margin)")
     g.add_argument("--data", default=None, help="LIBSVM file (.gz ok): run the implementation on the whole data set")
     g.add_argument("--n-features", type=int, default=None, help="number of features of the LIBSVM file")
@@ -54,8 +54,9 @@ def add_arguments(sub) -> None:
                    help="answers computed elsewhere on a data file named by file name and sha256 (kind 'data-answers')")
     g.add_argument("--data-dir", default=None, help="where to look for the data file of --data-answers")
     e = sub.add_parser("export-cases", help="write the validation corpus (JSON, schema_version 1) for implementations in any language")
-    e.add_argument("directory")
-    e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, default=None)
+    e.add_argument("directory", help="folder to write into (created if missing): one JSON file of cases per algorithm, and case_schema.json")
+    e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, default=None, metavar="ALGORITHM",
+                   help="the algorithms whose cases to write (default: all ten)")
 
 
 def cmd_validate(args) -> int:
