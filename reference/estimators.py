@@ -14,8 +14,8 @@ not end in a verified separator says so (``status_``, and a warning), it is neve
 
 * ``"max_iter"``: the budget ran out (``ConvergenceWarning``; the last iterate predicts);
 * ``"certificate"`` (NVN, SNKPVN, ISNKPVN): a verified p in the simplex with ||p||_G < epsilon,
-  so the max margin rho_K of the data in the RKHS is below epsilon, and 0 (not separable) when
-  ||p||_G = 0 (:class:`NotSeparableWarning`; ``certificate_``).
+  so the max margin rho_K of the data in the RKHS is below epsilon: no separator with margin
+  epsilon exists there (:class:`NotSeparableWarning`; ``certificate_``, ``separable_``).
 
 scikit-learn is imported when this module is; ``import reference`` does not import it.
 """
@@ -93,9 +93,10 @@ def _report(estimator, results) -> None:
     estimator.n_iter_ = max(int(r.iterations) for r in results)
     name = type(estimator).__name__
     for c, r in enumerate(results):
-        which = "" if len(results) == 1 else f" (class {estimator.classes_[c]!r} against the rest)"
+        which = "" if len(results) == 1 else f" (class {estimator.classes_[c]} against the rest)"
         if r.status == MAX_ITER:
-            warnings.warn(f"{name}{which}: {r.message}; increase max_iter", ConvergenceWarning, stacklevel=3)
+            more = "max_iter or max_epochs" if getattr(estimator, "max_epochs", None) is not None else "max_iter"
+            warnings.warn(f"{name}{which}: {r.message}; increase {more}", ConvergenceWarning, stacklevel=3)
         elif r.status == CERTIFICATE:
             warnings.warn(
                 f"{name}{which}: {r.message}: the margin in the feature space is below epsilon "
@@ -334,10 +335,12 @@ class KernelPerceptronClassifier(ClassifierMixin, BaseEstimator):
     certificate_ : list
         Per problem: the verified certificate p (``status_ == "certificate"``), else None.
     separable_ : ndarray of object, shape (n_problems,)
-        True (a verified separator), False (a certificate with ||p||_G = 0: not separable in
-        the RKHS), or None (a certificate of margin below epsilon only, or no claim).
+        True: a verified separator.  False: a verified certificate, so no separator has margin
+        epsilon or more in the RKHS (rho_K <= ||p||_G < epsilon; rho_K = 0, not separable at
+        all, when the data are).  None: the budget ran out, no claim.
     margin_ : ndarray, shape (n_problems,)
-        With a separator: min_i (G alpha)_i / ||alpha||_G, a lower bound on rho_K; else NaN.
+        With a separator: the achieved margin min_i (G alpha)_i / ||alpha||_G (computed in
+        float64; rho_K is at least this, up to round-off); else NaN.
     gamma_ : float
         The kernel's gamma as used.
     n_features_in_ : int
@@ -450,8 +453,7 @@ class KernelPerceptronClassifier(ClassifierMixin, BaseEstimator):
                 separable.append(True)
             else:
                 margins.append(np.nan)
-                zero = r.status == CERTIFICATE and float(r.p @ (G @ r.p)) <= 0.0
-                separable.append(False if zero else None)
+                separable.append(False if r.status == CERTIFICATE else None)
         self.dual_coef_ = np.array(coefs)
         self.certificate_ = certificates
         self.separable_ = np.array(separable, dtype=object)
