@@ -167,6 +167,23 @@ def test_cross_validation_on_csr_with_the_compiled_engine():
     assert scores.shape == (3,) and scores.min() > 0.7
 
 
+@needs_numba
+def test_cross_validation_on_a9a():
+    """The estimator in scikit-learn's model selection at scale: cross_val_score of
+    PDMClassifier(Delta=1, engine="fast") on a9a as read (CSR, int64 indices), default budget."""
+    from theorems.instances.families import data_dir
+
+    root = data_dir()
+    if root is None or not (root / "a9a" / "a9a.gz").is_file():
+        pytest.skip("a9a is not in the data directory ($MARGINS_DATA or ../shared/data)")
+    X, y = reference.load_libsvm(root / "a9a" / "a9a.gz")
+    assert sp.issparse(X) and X.shape == (32561, 123)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the default budget of 1000 passes ends first
+        scores = cross_val_score(PDMClassifier(Delta=1, engine="fast"), X, y)
+    assert scores.shape == (5,) and scores.min() > 0.8
+
+
 # -- KernelPerceptronClassifier ---------------------------------------------------------------------
 
 
