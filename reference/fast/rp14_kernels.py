@@ -47,16 +47,41 @@ DENSE, FACTORED = 0, 1
 
 
 @njit()
+def _dense_matvec(G, v, out):
+    """out := G v = sum_j v_j G[:, j] over the j with v_j != 0, in increasing j: each out[i] is the
+    sum ((0 + G_i,j1 v_j1) + G_i,j2 v_j2) + ... in that order, four columns per sweep over out (the
+    same additions in the same order as one column per sweep, with a quarter of the loads and
+    stores of out: the product runs at the speed of reading G, as BLAS's does, but BLAS would
+    sum in another order)."""
+    n = out.shape[0]
+    cols = np.empty(n, dtype=np.int64)
+    k = 0
+    for j in range(n):
+        if v[j] != 0.0:
+            cols[k] = j
+            k += 1
+    out[:] = 0.0
+    c = 0
+    while c + 4 <= k:
+        j0, j1, j2, j3 = cols[c], cols[c + 1], cols[c + 2], cols[c + 3]
+        v0, v1, v2, v3 = v[j0], v[j1], v[j2], v[j3]
+        for i in range(n):
+            out[i] = (((out[i] + G[i, j0] * v0) + G[i, j1] * v1) + G[i, j2] * v2) + G[i, j3] * v3
+        c += 4
+    while c < k:
+        j0 = cols[c]
+        v0 = v[j0]
+        for i in range(n):
+            out[i] += G[i, j0] * v0
+        c += 1
+
+
+@njit()
 def gram_matvec(kind, G, data, indices, indptr, tmp, v, out):
     """out := G v.  kind 0: G dense (column-major); kind 1: G = Z Z^T, Z in CSR, tmp of length d."""
     n = out.shape[0]
     if kind == DENSE:
-        out[:] = 0.0
-        for j in range(n):  # G v = sum_j v_j G[:, j]
-            vj = v[j]
-            if vj != 0.0:
-                for i in range(n):
-                    out[i] += G[i, j] * vj
+        _dense_matvec(G, v, out)
     else:
         tmp[:] = 0.0
         for i in range(n):  # tmp := Z^T v

@@ -345,3 +345,24 @@ def test_compiled_projection_is_the_textbooks_bit_for_bit():
             out = np.empty(n)
             rp14_kernels._project_q(q, Ga, mu, out)
             assert out.tobytes() == project_simplex(q - Ga / mu, FLOAT64).tobytes()
+
+
+@needs_numba
+def test_dense_product_sums_the_columns_in_order_bit_for_bit():
+    """rp14_kernels._dense_matvec (four columns per sweep) is the sum of the columns v_j G[:, j]
+    over v_j != 0 in increasing j, one addition at a time (out = out + G[:, j] v_j from out = 0),
+    bit for bit: dense and sparse v (nonzero counts that are and are not multiples of four), -0.0
+    entries, n from 1 to 37, entries of every scale."""
+    rng = np.random.default_rng(13)
+    for n in (1, 2, 3, 4, 5, 8, 9, 37):
+        G = np.asfortranarray(rng.normal(size=(n, n)) * 10.0 ** rng.integers(-5, 6, (n, n)))
+        for density in (1.0, 0.5, 0.1):
+            v = rng.normal(size=n) * (rng.random(n) < density)
+            v[rng.random(n) < 0.2] = -0.0
+            expected = np.zeros(n)
+            for j in range(n):
+                if v[j] != 0.0:
+                    expected = expected + G[:, j] * v[j]
+            out = np.empty(n)
+            rp14_kernels._dense_matvec(G, v, out)
+            assert out.tobytes() == expected.tobytes()
