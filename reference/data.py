@@ -329,7 +329,9 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
     ``unit_diagonal``), and every 2 x 2 principal submatrix positive semidefinite up to
     round-off (its smallest eigenvalue >= -1e-8 n max(1, max|G|); for unit diagonal this is
     |G_ij| <= 1 + tol, Cauchy-Schwarz).  By eigenvalue interlacing, anything this rejects is
-    also rejected by the full test.
+    also rejected by the full test.  The pass reads G a few times at memory speed: the
+    symmetry test by tiles, the pairwise test skipped where an O(n) bound proves that every
+    pair passes it (:func:`_pairs_pass_by_bound`; the usual case of a unit diagonal).
 
     Parameters
     ----------
