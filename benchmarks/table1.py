@@ -16,7 +16,15 @@ separable; the hard-margin problem there is the 2-norm soft-margin SVM):
 
 Rows here: those, plus the classical perceptron (the box with eps = 1) and plain PDM (no Sec. 4
 mechanisms), SNKP in the extended space (through the linear operator, budget ``--snkp-iters``),
-and DCD-L2 both at ``-e 0.01`` and at the first ``-e`` in 0.01/3^k that reaches PDM's gamma'_d.
+and DCD-L2 at every tolerance ``-e`` of :data:`DCD_SWEEP` (0.001 to 10; tighter ones, 0.001/3^k, if
+none reaches PDM's gamma'_d).
+
+**At equal achieved margin.**  A speed comparison is made between runs that reach the same
+margin: for each set, PDM (eps = 0.01, Sec. 4) against DCD-L2 at the loosest tolerance of the
+sweep whose gamma'_d still reaches PDM's, and at ``-e 0.01``; and, at equal time, the margin
+DCD-L2 reaches in no more CPU time than PDM takes.  These are CPU-time medians of ``--repeats``
+interleaved rounds with BLAS on one thread (:func:`compare_at_equal_margin`), written under the
+table; the table's own ``seconds`` are single wall-clock runs.
 
 Columns: updates (PT11's t; SNKP: iterations; LIBLINEAR: none), epochs (full passes; LIBLINEAR's
 are not exposed), seconds (the solver call only, kernels already compiled), peak memory (MB, the
@@ -50,6 +58,8 @@ import numpy as np
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
 SETS = ("a9a", "w8a", "a1a", "heart_scale", "sonar", "ionosphere")
 EPS, ETA, DELTA, RHO = 0.01, 8.0, 1.0, 1.0
+#: LIBLINEAR's tolerances -e, tightest first: the sweep that finds the loosest one still reaching PDM's gamma'_d
+DCD_SWEEP = (0.001, 0.01, 0.03, 0.1, 0.3, 1.0, 2.0, 5.0, 10.0)
 FILES = {"a9a": "a9a/a9a.gz", "w8a": "w8a/w8a.gz", "a1a": "a1a/a1a", "a8a": "a8a/a8a.gz", "heart_scale": "heart_scale/heart_scale",
          "sonar": "sonar/sonar", "ionosphere": "ionosphere/ionosphere", "breast-cancer": "breast-cancer_scale/breast-cancer_scale",
          "wdbc": "wdbc/wdbc", "svmguide1": "svmguide1/svmguide1"}  # fmt: skip
@@ -153,6 +163,53 @@ def _row(job):
     return row
 
 
+# -- PDM against DCD-L2 at equal achieved margin, and at equal time -----------------------------------
+
+
+def compare_at_equal_margin(data_dir: str, name: str, rows: list, repeats: int) -> dict:
+    """PDM (eps = 0.01, Sec. 4) against DCD-L2 at the loosest tolerance of the sweep whose margin
+    gamma'_d still reaches PDM's, and at -e 0.01, as CPU-time medians of ``repeats`` interleaved
+    rounds with BLAS on one thread (``time.process_time``: the solver calls only); and the margin
+    DCD reaches in no more time than PDM takes (the tightest tolerance of the sweep within PDM's
+    CPU time)."""
+    import reference
+    from liblinear import liblinearutil as lu
+    from threadpoolctl import threadpool_limits
+
+    X, y, P = _load(data_dir, name)
+    pdm = next(r for r in rows if r["solver"] == "pdm")
+    dcd = sorted((r for r in rows if r["solver"].startswith("dcd_l2")), key=lambda r: r["e"])
+    reaching = [r for r in dcd if r["gamma"] >= pdm["gamma"]]
+    if not reaching:
+        return {}
+    e_eq = max(r["e"] for r in reaching)  # the loosest tolerance that reaches PDM's gamma'_d
+    prob = lu.problem(y, X)
+
+    def dcd_run(e):
+        return lambda: lu.train(prob, lu.parameter(f"-s 1 -c {1 / (2 * DELTA**2)} -B {RHO} -e {e} -q"))
+
+    contenders = {"pdm": lambda: reference.pdm(X, y, EPS, rho=RHO, Delta=DELTA, engine="fast", max_iter=10**11, active_sets=True, multiple_updates=True)}
+    contenders.update({e: dcd_run(e) for e in sorted({e_eq, EPS} | {r["e"] for r in dcd})})
+    times = {k: [] for k in contenders}
+    with threadpool_limits(limits=1):
+        for _ in range(repeats):
+            for k, f in contenders.items():
+                t0 = time.process_time()
+                f()
+                times[k].append(time.process_time() - t0)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    in_time = [r for r in dcd if med[r["e"]] <= med["pdm"]]
+    best_in_time = min(in_time, key=lambda r: r["e"]) if in_time else None
+    gamma_of = {r["e"]: r["gamma"] for r in dcd}
+    return {"set": name, "pdm_seconds": med["pdm"], "pdm_gamma": pdm["gamma"], "e_equal_margin": e_eq,
+            "dcd_equal_margin_seconds": med[e_eq], "dcd_equal_margin_gamma": gamma_of[e_eq],
+            "ratio_pdm_over_dcd_equal_margin": med["pdm"] / med[e_eq],
+            "dcd_e001_seconds": med[EPS], "ratio_pdm_over_dcd_e001": med["pdm"] / med[EPS],
+            "dcd_seconds": {str(e): med[e] for e in gamma_of},
+            "e_in_pdm_time": None if best_in_time is None else best_in_time["e"],
+            "dcd_gamma_in_pdm_time": None if best_in_time is None else best_in_time["gamma"], "repeats": repeats}  # fmt: skip
+
+
 # -- the driver -----------------------------------------------------------------------------------------
 
 
@@ -172,13 +229,15 @@ def table_for(pool, data_dir: str, name: str, snkp_iters: int, log) -> list:
     log(rows[-1])
     rows.append(_run(pool, (data_dir, name, "snkp", snkp_iters)))
     log(rows[-1])
-    e = EPS
-    rows.append(dict(_run(pool, (data_dir, name, "dcd_l2", e)), solver="dcd_l2 (-e 0.01)"))
-    log(rows[-1])
-    while rows[-1]["gamma"] < pdm["gamma"] and e > 1e-7:  # the accuracy that reaches PDM's gamma'_d
+    for e in DCD_SWEEP:  # DCD-L2's tolerance sweep: the margin it reaches at each
+        rows.append(dict(_run(pool, (data_dir, name, "dcd_l2", e)), solver=f"dcd_l2 (-e {e:g})"))
+        log(rows[-1])
+    e, reached = DCD_SWEEP[0], any(r["gamma"] >= pdm["gamma"] for r in rows[-len(DCD_SWEEP):])
+    while not reached and e > 1e-7:  # no tolerance of the sweep reached PDM's gamma'_d: tighter ones
         e /= 3
         rows.append(dict(_run(pool, (data_dir, name, "dcd_l2", e)), solver=f"dcd_l2 (-e {e:.2g})"))
         log(rows[-1])
+        reached = rows[-1]["gamma"] >= pdm["gamma"]
     lo, up = rows[0]["gamma_d_lower"], rows[0]["gamma_d_upper"]
     R = rows[0]["R"]
     for r in rows:  # gamma'_d / gamma_d, rounded down: gamma_d <= its certified upper end
@@ -220,6 +279,7 @@ def main(argv=None) -> int:
                     help="the LIBSVM data sets (default: ../shared/data beside the repository)")
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=sorted(FILES))
     ap.add_argument("--snkp-iters", type=int, default=2000, help="SNKP budget in the extended space")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the equal-margin comparison")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -229,8 +289,14 @@ def main(argv=None) -> int:
     def log(r):
         print(f"  {r['set']:>12} {r['solver']:<18} {_fmt(r.get('updates')):>12} {_fmt(r.get('seconds'), '{:.2f}'):>8} s  gamma'_d {_fmt(r.get('gamma'))}", flush=True)
 
+    comparisons = []
     for name in a.sets:
         rows += table_for(None, a.data_dir, name, a.snkp_iters, log)
+        c = compare_at_equal_margin(a.data_dir, name, [r for r in rows if r["set"] == name], a.repeats)
+        if c:
+            comparisons.append(c)
+            print(f"  {name:>12} PDM {c['pdm_seconds']:.2f} s CPU vs DCD-L2 at equal margin (-e {c['e_equal_margin']:g}) "
+                  f"{c['dcd_equal_margin_seconds']:.2f} s: {c['ratio_pdm_over_dcd_equal_margin']:.1f}x", flush=True)  # fmt: skip
     total = time.perf_counter() - t_all
     cols = ["set", "m", "d", "solver", "status", "updates", "epochs", "seconds", "peak_mb", "gamma", "gamma_over_gamma_d",
             "gamma_d_lower", "gamma_d_upper", "R", "log10_bound", "updates_over_bound"]  # fmt: skip
@@ -240,7 +306,7 @@ def main(argv=None) -> int:
         w.writerows(rows)
     meta = {"command": "python benchmarks/table1.py " + " ".join(argv if argv is not None else sys.argv[1:]), "total_seconds": total,
             "python": platform.python_version(), "machine": platform.machine(), "Delta": DELTA, "rho": RHO, "eps": EPS, "eta": ETA}  # fmt: skip
-    (out / "table1.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2, default=float) + "\n")
+    (out / "table1.json").write_text(json.dumps({"meta": meta, "rows": rows, "equal_margin": comparisons}, indent=2, default=float) + "\n")
     lines = ["# PT11 Tables 1-2 reproduced (Delta = rho = 1, eps = 0.01, eta = 8)\n", f"`{meta['command']}` -- {total:.0f} s in all.\n"]
     lines.append("| set | solver | status | updates | epochs | seconds | peak MB | gamma'_d | gamma'_d / gamma_d | log10 bound | updates / bound |")
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -248,6 +314,14 @@ def main(argv=None) -> int:
         lines.append(f"| {r['set']} | {r['solver']} | {r.get('status', '')} | {_fmt(r.get('updates'))} | {_fmt(r.get('epochs'))} | "
                      f"{_fmt(r.get('seconds'), '{:.2f}')} | {_fmt(r['peak_mb'], '{:.1f}')} | {_fmt(r.get('gamma'), '{:.6f}')} | {_fmt(r.get('gamma_over_gamma_d'), '{:.4f}')} | "
                      f"{_fmt(r.get('log10_bound'), '{:.1f}')} | {_fmt(r.get('updates_over_bound'), '{:.3g}')} |")  # fmt: skip
+    lines += ["", f"## PDM (eps = 0.01, Sec. 4) against DCD-L2 at equal achieved margin (CPU-time medians of {a.repeats} interleaved rounds, BLAS on one thread)", "",
+              "| set | PDM s | PDM gamma'_d | DCD -e at equal margin | its s | its gamma'_d | PDM / DCD at equal margin | DCD -e 0.01 s | PDM / DCD -e 0.01 | DCD's gamma'_d in PDM's time (-e) |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for c in comparisons:
+        in_time = "" if c["e_in_pdm_time"] is None else f"{c['dcd_gamma_in_pdm_time']:.6f} (-e {c['e_in_pdm_time']:g})"
+        lines.append(f"| {c['set']} | {c['pdm_seconds']:.3f} | {c['pdm_gamma']:.6f} | {c['e_equal_margin']:g} | {c['dcd_equal_margin_seconds']:.3f} | "
+                     f"{c['dcd_equal_margin_gamma']:.6f} | **{c['ratio_pdm_over_dcd_equal_margin']:.1f}x** | {c['dcd_e001_seconds']:.3f} | "
+                     f"{c['ratio_pdm_over_dcd_e001']:.1f}x | {in_time} |")  # fmt: skip
     (out / "table1.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out}/table1.{{md,csv,json}} in {total:.0f} s")
     return 0

@@ -318,6 +318,8 @@ PSD_RTOL = 1e-8
 GRAM_ATOL = 1e-10
 #: Rows per block of the O(n^2) pairwise test, so that it needs O(n) extra memory per row.
 _PAIR_BLOCK = 512
+#: Side of the tiles of the symmetry test (two 512 x 512 float64 tiles: 4 MB).
+_SYM_TILE = 512
 
 
 def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = False) -> np.ndarray:
@@ -327,7 +329,9 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
     ``unit_diagonal``), and every 2 x 2 principal submatrix positive semidefinite up to
     round-off (its smallest eigenvalue >= -1e-8 n max(1, max|G|); for unit diagonal this is
     |G_ij| <= 1 + tol, Cauchy-Schwarz).  By eigenvalue interlacing, anything this rejects is
-    also rejected by the full test.
+    also rejected by the full test.  The pass reads G a few times at memory speed: the
+    symmetry test by tiles, the pairwise test skipped where an O(n) bound proves that every
+    pair passes it (:func:`_pairs_pass_by_bound`; the usual case of a unit diagonal).
 
     Parameters
     ----------
@@ -346,10 +350,11 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
     n = Gf.shape[0]
     if n == 0:
         raise ValueError(f"{name} is empty; pass the Gram matrix of at least one point")
-    if not np.all(np.isfinite(Gf)):
+    g_max, g_min = float(np.max(Gf)), float(np.min(Gf))  # NaN propagates: finite iff both are
+    if not (np.isfinite(g_max) and np.isfinite(g_min)):
         raise ValueError(f"{name} contains NaN or inf; check the kernel and the data")
-    scale = max(1.0, float(np.max(np.abs(Gf))))
-    if not np.allclose(Gf, Gf.T, rtol=0, atol=GRAM_ATOL * scale):
+    scale = max(1.0, g_max, -g_min)  # max(1, max|G|)
+    if not _symmetric(Gf, GRAM_ATOL * scale):
         raise ValueError(f"{name} is not symmetric; a Gram matrix satisfies G == G.T")
     if unit_diagonal and not np.allclose(np.diag(Gf), 1.0, rtol=0, atol=GRAM_ATOL):
         raise ValueError(
@@ -363,7 +368,8 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
             "use a positive-definite kernel"
         )
     if not psd:
-        _check_pairs(Gf, name, _psd_tolerance(n, scale))
+        if not _pairs_pass_by_bound(Gf, _psd_tolerance(n, scale), max(g_max, -g_min)):  # else every pair passes: proved in O(n)
+            _check_pairs(Gf, name, _psd_tolerance(n, scale))
     else:
         lam_min = float(np.linalg.eigvalsh(Gf / 2 + Gf.T / 2)[0])  # halves first: no overflow
         if lam_min < _psd_tolerance(n, scale):
@@ -372,6 +378,36 @@ def check_gram(G, *, unit_diagonal: bool = True, name: str = "G", psd: bool = Fa
                 "use a positive-definite kernel"
             )
     return G if isinstance(G, np.ndarray) and G.dtype == object else Gf
+
+
+def _symmetric(Gf: np.ndarray, atol: float) -> bool:
+    """|G_ij - G_ji| <= atol for all i, j (``np.allclose(G, G.T, rtol=0, atol=atol)`` on a finite
+    G, the same comparisons), over the tiles of the upper triangle: each tile and its mirror are
+    read once, in cache-sized pieces."""
+    n = Gf.shape[0]
+    for i0 in range(0, n, _SYM_TILE):
+        rows = slice(i0, min(i0 + _SYM_TILE, n))
+        for j0 in range(i0, n, _SYM_TILE):
+            cols = slice(j0, min(j0 + _SYM_TILE, n))
+            if not np.all(np.abs(Gf[rows, cols] - Gf[cols, rows].T) <= atol):
+                return False
+    return True
+
+
+def _pairs_pass_by_bound(Gf: np.ndarray, tol: float, M: float) -> bool:
+    """True if every 2 x 2 principal submatrix passes :func:`_check_pairs` by a bound, in O(n):
+    its computed smallest eigenvalue fl(fl(a + c) - fl(hypot(fl(a - c), b))) with a = G_ii/2,
+    c = G_jj/2, b = fl(G_ij/2 + G_ji/2) is >= 2 min_i(G_ii/2) - (1 + 2^-40)(D + M) - 2^-1000, where
+    D = (max_i G_ii - min_i G_ii)/2 >= |a - c| and M = max|G| >= |b| (passed in; the operations are
+    monotone; hypot(x, y) <= (1 + 2u) sqrt(x^2 + y^2) <= (1 + 2u)(|x| + |y|) with u = 2^-53, and
+    |fl(a - c)| <= (1 + u)|a - c|).  The common case of a unit diagonal: 1 - max|G| >= tol.  False
+    means only "not proved here": the full test decides."""
+    diag = np.diag(Gf)
+    d_lo, d_hi = float(np.min(diag)) / 2, float(np.max(diag)) / 2
+    if not d_lo >= 0:
+        return False
+    bound = 2 * d_lo - (1 + 2.0**-40) * ((d_hi - d_lo) + M) - 2.0**-1000
+    return bool(bound >= tol) and np.isfinite(bound)
 
 
 def _check_pairs(Gf: np.ndarray, name: str, tol: float) -> None:

@@ -17,6 +17,13 @@ random permutation from ``numpy.random.default_rng(seed)``; the kernel runs one 
 nested active-set passes after it, and returns :data:`NEED_PERMUTATION` when the schedule asks for
 the next full pass -- the wrapper draws it from the same generator as the textbook code, so the
 two engines present patterns in the same order.
+
+**Sets in memory order.**  With active sets, each pass over a set reads its rows from a contiguous copy in
+the order it presents them (S1, S2, S3: a set's rows are copied as they are filtered into it,
+from the pass that builds it), so that the many passes over a set read memory in order instead of
+jumping through the CSR arrays; the same numbers are summed in the same order, so the trajectory
+is that of the rows read in place, bit for bit (:func:`run_recorded` records the visits; a test
+replays them on the rows in place).
 """
 
 from __future__ import annotations
@@ -84,23 +91,33 @@ def _mu_plus(kind, val, p, q, ell, t):
 
 
 @njit()
-def _holds_after(kind, val, t, ell, p, qj, n):
-    """Would y_j still satisfy the test after n more updates with it?  (p_{t+n} <= theta_{t+n})"""
+def _theta_after(kind, val, t, ell, p, qj, n):
+    """theta_{t+n} after n more updates with y_j: ell_{t+n} as :func:`_update` computes it, bit for bit."""
     t2 = t + n
     fn = float(n)  # n^2 in int64 overflows for n > 3.0e9 (Python's int does not): n^2 rounded once, as the textbook
     ell2 = ell + 2.0 * n * p + fn * fn * qj
-    return p + n * qj <= _threshold(kind, val, t2, ell2)
+    return _threshold(kind, val, t2, ell2)
+
+
+@njit()
+def _holds_after(kind, val, t, ell, p, qj, n):
+    """Would y_j still satisfy the test after n more updates with it?  (p_{t+n} <= theta_{t+n})"""
+    return p + n * qj <= _theta_after(kind, val, t, ell, p, qj, n)
 
 
 @njit()
 def _lambda(kind, val, t, ell, p, qj, max_iter):
-    """lambda = floor(mu_+) + 1 with the reference's round-off guards  [reference _lambda]."""
+    """(lambda, theta_{t+lambda} or NaN): lambda = floor(mu_+) + 1 with the reference's round-off
+    guards  [reference _lambda].  Where the last guard evaluated is the one at lambda itself (the
+    common case: y_j fails the test after lambda updates), its threshold is theta_{t+lambda}, the
+    number the box computes after the update (:func:`_theta_after`): returned, so the caller need
+    not divide again; else NaN."""
     room = max_iter - t
     if t == 0:
-        return 1  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
+        return 1, np.nan  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
     ok, mu = _mu_plus(kind, val, p, qj, ell, t)
     if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
-        return 1  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
+        return 1, np.nan  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
     fl = np.floor(mu)
     if fl + 1 >= room:
         lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
@@ -129,9 +146,12 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
                 lo = mid
             else:
                 hi = mid
-        return lo + 1
+        return lo + 1, np.nan
     steps = 0
-    while lam < room and _holds_after(kind, val, t, ell, p, qj, lam):  # round-off guard: up
+    while lam < room:  # round-off guard: up, while y_j still satisfies the test after lambda updates
+        theta = _theta_after(kind, val, t, ell, p, qj, lam)
+        if not p + lam * qj <= theta:  # not _holds_after(..., lam): lambda stands, theta is theta_{t+lambda}
+            return lam, theta
         if steps < GUARD_STEPS:
             lam += 1
             steps += 1
@@ -149,30 +169,30 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
                 lo = mid
             else:
                 hi = mid
-        return hi
-    return lam
+        return hi, np.nan
+    return lam, np.nan
 
 
 @njit(inline="always")
-def _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam):
-    """lambda updates with y_j (a in place) -> ell after them  [PT11 box; Sec. 4, multiple updates]."""
-    lj = labels[j]
+def _update(rdata, rind, lo, hi, lj, qj, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam):
+    """lambda updates with y_j, its x part ``rdata[lo:hi]`` at columns ``rind[lo:hi]`` (a in place)
+    -> ell after them  [PT11 box; Sec. 4, multiple updates]."""
     if lam == 1:
-        for jj in range(indptr[j], indptr[j + 1]):
-            a_x[indices[jj]] += data[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
+        for jj in range(lo, hi):
+            a_x[rind[jj]] += rdata[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
         if has_rho:
             a_r[0] += rho * lj
         if has_D:
             a_D[j] += Delta * lj
-        return ell + 2 * p + q[j]  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
-    for jj in range(indptr[j], indptr[j + 1]):
-        a_x[indices[jj]] += lam * (data[jj] * lj)  # a <- a + lambda y_k
+        return ell + 2 * p + qj  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
+    for jj in range(lo, hi):
+        a_x[rind[jj]] += lam * (rdata[jj] * lj)  # a <- a + lambda y_k
     if has_rho:
         a_r[0] += lam * (rho * lj)
     if has_D:
         a_D[j] += lam * (Delta * lj)
     fl = float(lam)  # not lam * lam: int64 overflows for lambda > 3.0e9 (see _holds_after)
-    return ell + 2.0 * lam * p + fl * fl * q[j]  # ell <- ell + 2 lambda p + lambda^2 q
+    return ell + 2.0 * lam * p + fl * fl * qj  # ell <- ell + 2 lambda p + lambda^2 q
 
 
 @njit()
@@ -182,7 +202,7 @@ def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedu
     :func:`run`; the next call of :func:`run` starts a fresh pass
     [reference.dynamic_margin._unverified_update]."""
     has_rho, has_D = a_r.shape[0] > 0, a_D.shape[0] > 0
-    ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[ELL], j, p, 1)
+    ell = _update(data, indices, indptr[j], indptr[j + 1], labels[j], q[j], rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[ELL], j, p, 1)
     istate[T] += 1  # [PT11 box] t <- t + 1
     fstate[ELL] = ell
     fstate[THETA] = _threshold(kind, schedule[istate[RUN]], istate[T], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
@@ -193,9 +213,30 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
         c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm):
     """Run the box from the state (a, fstate[ELL, THETA], istate[T, EPOCH, PASSES, RUN, RUNS_DONE])
     on ``perm`` -> CONVERGED, BUDGET or NEED_PERMUTATION (state updated in place)."""
+    no_record = np.zeros(0, dtype=np.int64)
+    return run_recorded(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, active, multiple,
+                        c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm,
+                        no_record, no_record, no_record, no_record)  # fmt: skip
+
+
+@njit()
+def run_recorded(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, active, multiple,
+                 c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm,
+                 rec_j, rec_lam, rec_pass, rec_n):
+    """:func:`run`, recording its visits when ``rec_n`` is non-empty: visit v presents pattern
+    ``rec_j[v]`` and makes ``rec_lam[v]`` updates with it (0: none); pass i starts at visit
+    ``rec_pass[2 i]`` at level ``rec_pass[2 i + 1]`` (0: a full pass, 1-3: S1-S3); ``rec_n`` holds
+    the visits and passes made (those beyond the arrays' room are counted, not recorded;
+    benchmarks/engine_ratios.py replays them).  Recording changes nothing else.
+
+    A full pass reads its rows in place (each permutation is presented once); a pass over S1, S2 or
+    S3 reads the contiguous copy of the set's rows made as they were filtered into it (module
+    docstring).  The same numbers are summed in the same order: the trajectory is the one of the
+    rows read in place."""
     m = labels.shape[0]
     has_rho = a_r.shape[0] > 0
     has_D = a_D.shape[0] > 0
+    recording = rec_n.shape[0] > 0
     ell = fstate[ELL]
     theta = fstate[THETA]
     t = istate[T]
@@ -207,6 +248,21 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
     lens = np.zeros(4, dtype=np.int64)
     sets[0, :] = perm
     lens[0] = m
+    # the rows of S1..S3, gathered in the sets' order: row pos of set L is
+    # g_data[L - 1, g_lo[L, pos]:g_hi[L, pos]] (the full pass reads data[g_lo[0, pos]:g_hi[0, pos]] in place)
+    n_g = indptr[m] if active else 0
+    g_data = np.empty((3, n_g))
+    g_ind = np.empty((3, n_g), dtype=indices.dtype)
+    g_lo = np.empty((4, m), dtype=np.int64)
+    g_hi = np.empty((4, m), dtype=np.int64)
+    g_lab = np.empty((4, m))  # l_k and q_k in the sets' order
+    g_q = np.empty((4, m))
+    for pos in range(m):
+        j = perm[pos]
+        g_lo[0, pos] = indptr[j]
+        g_hi[0, pos] = indptr[j + 1]
+        g_lab[0, pos] = labels[j]
+        g_q[0, pos] = q[j]
     level = 0
     n1 = 0
     n2 = 0
@@ -224,28 +280,55 @@ def run(data, indices, indptr, labels, q, rho, Delta, kind, schedule, warmup, ac
         updates = 0
         L = lens[level]
         stopped = False
+        if recording:
+            if 2 * rec_n[1] + 1 < rec_pass.shape[0]:
+                rec_pass[2 * rec_n[1]] = rec_n[0]
+                rec_pass[2 * rec_n[1] + 1] = level
+            rec_n[1] += 1
+        # the rows of this pass: the data in place (a full pass) or the set's gathered block
+        src_data = data if level == 0 else g_data[level - 1]
+        src_ind = indices if level == 0 else g_ind[level - 1]
+        dst = level if level < 3 else 0
+        nxt = level + 1 if level < 3 else 0
         for pos in range(L):  # [PT11 box] for k = 1 to m
             j = sets[level, pos]
+            lo, hi, lj, qj = g_lo[level, pos], g_hi[level, pos], g_lab[level, pos], g_q[level, pos]
             s = 0.0
-            for jj in range(indptr[j], indptr[j + 1]):
-                s += data[jj] * a_x[indices[jj]]
+            for jj in range(lo, hi):
+                s += src_data[jj] * a_x[src_ind[jj]]
             if has_rho:
                 s += rho * a_r[0]
             if has_D:
                 s += Delta * a_D[j]
-            p = labels[j] * s  # [PT11 box] p_tk = a_t . y_k
+            p = lj * s  # [PT11 box] p_tk = a_t . y_k
             if c >= 0 and p <= c * theta:  # [PT11 Sec. 4] filter into the next set (pre-update state)
-                sets[level + 1, built] = j
+                sets[nxt, built] = j
+                g_lab[nxt, built] = lj
+                g_q[nxt, built] = qj
+                b = 0 if built == 0 else g_hi[nxt, built - 1]
+                g_lo[nxt, built] = b
+                for jj in range(lo, hi):  # the row, copied into the next set's block
+                    g_data[dst, b] = src_data[jj]
+                    g_ind[dst, b] = src_ind[jj]
+                    b += 1
+                g_hi[nxt, built] = b
                 built += 1
+            lam = 0
             if p <= theta:  # [PT11 box; eqs. (7)/(8)] misclassification test, `<=` (E-B7)
-                lam = _lambda(kind, schedule[run_i], t, ell, p, q[j], max_iter) if allow_multiple else 1
-                ell = _update(data, indices, indptr, labels, q, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam)
+                lam, theta_next = _lambda(kind, schedule[run_i], t, ell, p, qj, max_iter) if allow_multiple else (1, np.nan)
+                ell = _update(src_data, src_ind, lo, hi, lj, qj, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam)
                 t += lam  # [PT11 box] t <- t + 1 (lambda)
-                theta = _threshold(kind, schedule[run_i], t, ell)  # [PT11 box] theta_t = eps_bar ell_t / t
+                # [PT11 box] theta_t = eps_bar ell_t / t (computed by the last guard of _lambda where it could)
+                theta = theta_next if theta_next == theta_next else _threshold(kind, schedule[run_i], t, ell)
                 updates += 1
-                if t >= max_iter and pos + 1 < L:  # drive(): budget after the step of this update
-                    stopped = True
-                    break
+            if recording:
+                if rec_n[0] < rec_j.shape[0]:
+                    rec_j[rec_n[0]] = j
+                    rec_lam[rec_n[0]] = lam
+                rec_n[0] += 1
+            if lam > 0 and t >= max_iter and pos + 1 < L:  # drive(): budget after the step of this update
+                stopped = True
+                break
         if stopped:
             code = BUDGET
             break

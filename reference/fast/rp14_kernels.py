@@ -47,16 +47,41 @@ DENSE, FACTORED = 0, 1
 
 
 @njit()
+def _dense_matvec(G, v, out):
+    """out := G v = sum_j v_j G[:, j] over the j with v_j != 0, in increasing j: each out[i] is the
+    sum ((0 + G_i,j1 v_j1) + G_i,j2 v_j2) + ... in that order, four columns per sweep over out (the
+    same additions in the same order as one column per sweep, with a quarter of the loads and
+    stores of out: the product runs at the speed of reading G, as BLAS's does, but BLAS would
+    sum in another order)."""
+    n = out.shape[0]
+    cols = np.empty(n, dtype=np.int64)
+    k = 0
+    for j in range(n):
+        if v[j] != 0.0:
+            cols[k] = j
+            k += 1
+    out[:] = 0.0
+    c = 0
+    while c + 4 <= k:
+        j0, j1, j2, j3 = cols[c], cols[c + 1], cols[c + 2], cols[c + 3]
+        v0, v1, v2, v3 = v[j0], v[j1], v[j2], v[j3]
+        for i in range(n):
+            out[i] = (((out[i] + G[i, j0] * v0) + G[i, j1] * v1) + G[i, j2] * v2) + G[i, j3] * v3
+        c += 4
+    while c < k:
+        j0 = cols[c]
+        v0 = v[j0]
+        for i in range(n):
+            out[i] += G[i, j0] * v0
+        c += 1
+
+
+@njit()
 def gram_matvec(kind, G, data, indices, indptr, tmp, v, out):
     """out := G v.  kind 0: G dense (column-major); kind 1: G = Z Z^T, Z in CSR, tmp of length d."""
     n = out.shape[0]
     if kind == DENSE:
-        out[:] = 0.0
-        for j in range(n):  # G v = sum_j v_j G[:, j]
-            vj = v[j]
-            if vj != 0.0:
-                for i in range(n):
-                    out[i] += G[i, j] * vj
+        _dense_matvec(G, v, out)
     else:
         tmp[:] = 0.0
         for i in range(n):  # tmp := Z^T v
@@ -110,6 +135,54 @@ def _softmax_neg(Ga, mu, out):
         out[i] = out[i] / s
 
 
+#: Bits per digit of :func:`_sort_descending`'s radix sort (6 passes over 64-bit keys).
+RADIX_BITS = 11
+
+
+@njit()
+def _sort_descending(v):
+    """sort(v, descending) for v <= 0 (v - max(v)), the same array as ``np.sort(v)[::-1]``, by a
+    radix sort: the float64 values -v >= 0 are ordered as their bit patterns (uint64), so sorting
+    the keys bits(-v) ascending sorts v descending, and -v is read back exactly from them.  A
+    sorted array is one array whatever sorts it (equal floats are equal bits: the zeros of
+    v - max(v) are all +0.0); NumPy's sort is 5-15x faster than numba's here, and this one is
+    faster still.  A NaN (not sortable this way) goes to ``np.sort``."""
+    n = v.shape[0]
+    keys = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        x = v[i]
+        if not x <= 0.0:  # NaN (or a positive entry: not the shifted v)
+            return np.sort(v)[::-1].copy()
+        keys[i] = np.float64(-x + 0.0).view(np.uint64)  # -x + 0.0: +0.0 for x = +-0.0
+    n_digits = (64 + RADIX_BITS - 1) // RADIX_BITS
+    size = 1 << RADIX_BITS
+    mask = np.uint64(size - 1)
+    counts = np.zeros((n_digits, size), dtype=np.int64)
+    for i in range(n):  # every digit's histogram, in one pass
+        k = keys[i]
+        for dg in range(n_digits):
+            counts[dg, np.int64((k >> np.uint64(dg * RADIX_BITS)) & mask)] += 1
+    other = np.empty(n, dtype=np.uint64)
+    for dg in range(n_digits):  # least significant digit first: each pass is stable
+        shift = np.uint64(dg * RADIX_BITS)
+        if counts[dg, np.int64((keys[0] >> shift) & mask)] == n:
+            continue  # one digit value for all: this pass would not move anything
+        pos = np.empty(size, dtype=np.int64)
+        total = 0
+        for b in range(size):
+            pos[b] = total
+            total += counts[dg, b]
+        for i in range(n):
+            b = np.int64((keys[i] >> shift) & mask)
+            other[pos[b]] = keys[i]
+            pos[b] += 1
+        keys, other = other, keys
+    u = np.empty(n)
+    for i in range(n):
+        u[i] = 0.0 if keys[i] == 0 else -keys[i:i + 1].view(np.float64)[0]
+    return u
+
+
 @njit()
 def _project_q(q, Ga, mu, out):
     """out := Proj_Delta(q - Ga / mu), by sorting  [reference.arithmetic.project_simplex; RP14 Sec. 5.3]."""
@@ -123,7 +196,7 @@ def _project_q(q, Ga, mu, out):
             vmax = v[i]
     for i in range(n):  # v := v - max(v) 1_n: the same projection, no loss of the 1 in c_j - 1
         v[i] = v[i] - vmax
-    u = np.sort(v)[::-1]  # u := sort(v, descending)
+    u = _sort_descending(v)  # u := sort(v, descending)  [spec A.11]
     c = 0.0
     r = 0
     cr = 0.0

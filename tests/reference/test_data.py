@@ -298,6 +298,60 @@ def test_check_gram_pairwise_names_the_rows():
     K[0, 1] = K[1, 0] = 2.1
     with pytest.raises(ValueError, match="rows 0, 1"):
         check_gram(K, unit_diagonal=False)
+
+
+def test_check_gram_pair_bound_never_passes_what_the_full_pair_test_refuses():
+    """check_gram skips its O(n^2) pairwise test when an O(n) bound proves every 2 x 2 principal
+    submatrix passes it (data._pairs_pass_by_bound).  The bound must never pass a matrix the full
+    test (data._check_pairs) refuses: random symmetric matrices with diagonals in [0.5, 2] and
+    off-diagonal entries up to and past sqrt(G_ii G_jj), at thresholds from 0 to -1e-2, and the
+    edge |G_ij| = 1 + t of a unit diagonal.  A Gram matrix of reference.gram passes by the bound
+    (the fast path is the common one), and a matrix the bound cannot prove still goes through
+    the full test (accepted or refused as before)."""
+    from reference.data import _check_pairs, _pairs_pass_by_bound
+
+    rng = np.random.default_rng(11)
+    proved = 0
+    for trial in range(400):
+        n = int(rng.integers(1, 7))
+        d = rng.uniform(0.5, 2.0, n) if trial % 2 else np.ones(n)
+        B = rng.uniform(-1, 1, (n, n)) * np.sqrt(np.outer(d, d)) * rng.uniform(0.9, 1.1)
+        G = (B + B.T) / 2
+        np.fill_diagonal(G, d)
+        tol = -float(rng.choice([0.0, 1e-12, 1e-8, 1e-4, 1e-2]))
+        if _pairs_pass_by_bound(G, tol, float(np.max(np.abs(G)))):
+            proved += 1
+            _check_pairs(G, "G", tol)  # must not raise
+    assert proved > 20
+    for t in (-1e-9, 0.0, 1e-9, 1e-7):  # unit diagonal, |G_01| = 1 + t: the bound's edge
+        G = np.array([[1.0, 1.0 + t], [1.0 + t, 1.0]])
+        for tol in (-2e-8, -1e-9, 0.0):
+            if _pairs_pass_by_bound(G, tol, float(np.max(np.abs(G)))):
+                _check_pairs(G, "G", tol)
+    X = rng.normal(size=(50, 4))
+    G = reference.gram(X, np.where(X[:, 0] > 0, 1, -1))
+    assert _pairs_pass_by_bound(G, -1e-8 * 50, float(np.max(np.abs(G))))
+    K = np.diag([1.0, 4.0, 1.0])
+    K[0, 1] = K[1, 0] = 2.0  # PSD, but the bound (2 min/2 - (D + M) < 0) cannot prove it: the full test accepts
+    assert not _pairs_pass_by_bound(K, -1e-8 * 3, 4.0) and check_gram(K, unit_diagonal=False) is not None
+
+
+def test_check_gram_symmetry_is_tested_on_every_pair_across_tiles(monkeypatch):
+    """The symmetry test reads G by tiles of the upper triangle (data._SYM_TILE, here 3): an
+    asymmetry in any tile, on either side of the diagonal, is refused, one within the tolerance
+    is not."""
+    import reference.data as rd
+
+    monkeypatch.setattr(rd, "_SYM_TILE", 3)
+    for i, j in [(0, 1), (1, 0), (2, 3), (7, 1), (6, 6), (0, 7)]:
+        G = np.eye(8)
+        G[i, j] += 2e-10
+        if i == j:
+            continue  # a diagonal entry is symmetric with itself
+        with pytest.raises(ValueError, match="not symmetric"):
+            check_gram(G)
+        G[i, j] = 5e-11
+        assert check_gram(G) is not None
     with pytest.raises(ValueError, match=r"K_11 = -1\.000e\+00 < 0"):
         check_gram(np.diag([1.0, -1.0]), unit_diagonal=False, name="K")
 

@@ -191,6 +191,42 @@ def test_load_libsvm_matches_the_list_reader(tmp_path, name, text):
         assert _outcome(lambda p: (check_csr(X), _), f)[1:10] == new[1:10]  # canonical already
 
 
+BLOCK_TEXTS = [  # (name, text, parsed a block at a time?)
+    ("plain", "+1 1:0.5 3:1e-3 10:-2.5E+2\n-1 2:1 5:0 6:-0.0\n1 2:.25 4:3. 7:+4\n", True),
+    ("spaces", " \t+1\x0b1:1e-320\x1c 9:1.7976931348623157e308 \n\n  \n-1.0\n+1 12:7 \x0c 13:2  \n1.0 100:1", True),
+    ("digits", "1 007:1_0 999999999999999999:-3\n-1 1:inf\n", True),  # leading zeros; float('1_0'); an 18-digit index
+    ("unsorted", "+1 2:1 1:1\n-1 1:1\n", False),
+    ("comment", "+1 1:1 # c\n-1 1:1\n", False),
+    ("duplicate", "+1 2:1 2:3\n", False),
+    ("no-label", "1:1 2:1\n", False),
+    ("no-colon", "+1 1 2:1:3\n", False),
+    ("empty-value", "+1 1: 2:1\n", False),
+    ("zero-index", "+1 0:1\n", False),
+    ("long-index", "+1 1234567890123456789:1\n", False),
+    ("sign-index", "+1 +1:1\n", False),
+    ("non-ascii", "+1 1:\u0661\n", False),
+]
+
+
+@pytest.mark.parametrize("name,text,fast", BLOCK_TEXTS, ids=[t[0] for t in BLOCK_TEXTS])
+def test_load_libsvm_block_parser_reads_what_the_line_loop_reads(tmp_path, monkeypatch, name, text, fast):
+    """readers._parse_block reads a whole block where it can (the tokens found on the bytes, labels
+    and values by float, indices by exact digit arithmetic) and declines (None) where the line loop
+    must decide (a comment, a token the loop refuses, an unsorted or repeated index, a non-ASCII
+    character).  Either way load_libsvm returns what the line loop alone returns, bit for bit, or
+    raises its message; and the block parser is the one that read the valid texts."""
+    f = tmp_path / f"{name}.svm"
+    f.write_bytes(text.encode("utf-8"))
+    calls = []
+    real = readers._parse_block
+    monkeypatch.setattr(readers, "_parse_block", lambda t: calls.append(real(t)) or calls[-1])
+    got = _outcome(ref.load_libsvm, f)
+    assert (calls[-1] is not None) == fast
+    monkeypatch.setattr(readers, "_parse_block", lambda t: None)  # the line loop alone
+    assert got == _outcome(ref.load_libsvm, f)
+    assert got == _outcome(_load_libsvm_lists, f)
+
+
 def test_load_libsvm_matches_the_list_reader_on_heart_scale_and_the_real_sets(tmp_path, monkeypatch):
     from importlib import resources
 

@@ -94,3 +94,84 @@ def test_pdm_multiple_updates_beyond_int64_squares_agree(s, eps, max_iter, exact
 
     lam = t - 1
     assert not exact_lambda or (holds(lam - 1) and not holds(lam))
+
+
+def _recorded_pdm(X, y, eps, **kw):
+    """reference.pdm(..., engine="fast") with the kernel's visits recorded (pt11_kernels.run_recorded
+    in place of run) -> (Result, rec_j, rec_lam, passes as (first visit, level) rows)."""
+    from reference.fast import pt11_kernels as K
+
+    cap = 200_000
+    rec_j, rec_lam = np.zeros(cap, np.int64), np.zeros(cap, np.int64)
+    rec_pass, rec_n = np.zeros(2 * cap, np.int64), np.zeros(2, np.int64)
+    real = K.run
+    K.run = lambda *args: K.run_recorded(*args, rec_j, rec_lam, rec_pass, rec_n)
+    try:
+        res = reference.pdm(X, y, eps, engine="fast", **kw)
+    finally:
+        K.run = real
+    n_visits, n_passes = (int(v) for v in rec_n)
+    assert n_visits <= cap and n_passes <= cap
+    return res, rec_j[:n_visits], rec_lam[:n_visits], rec_pass[: 2 * n_passes].reshape(-1, 2)
+
+
+@needs_numba
+def test_active_sets_read_in_memory_order_make_the_updates_of_the_rows_in_place():
+    """PDM (eps = 0.05, Delta = 1/2, active sets + multiple updates [PT11 Sec. 4]) on 400 sparse
+    planted points: the kernel visits S1, S2, S3 from contiguous copies of their rows.  Its recorded
+    visits, replayed in NumPy on the CSR rows in place (a += lambda y_j for every recorded update),
+    give its weights bit for bit, and the same run unrecorded gives them too: the copies hold the
+    same rows in the same order, and recording changes nothing."""
+    import scipy.sparse as sp
+
+    from reference.patterns import make_patterns
+
+    rng = np.random.default_rng(3)
+    X = sp.random(400, 30, density=0.2, format="csr", random_state=4) * 4 - sp.random(400, 30, density=0.1, format="csr", random_state=5)
+    y = np.where(X @ rng.normal(size=30) >= 0, 1, -1)
+    opts = dict(Delta=0.5, active_sets=True, multiple_updates=True, max_iter=10**7)
+    res, rec_j, rec_lam, passes = _recorded_pdm(X, y, 0.05, **opts)
+    assert res.status == reference.SEPARATOR and int(rec_lam.sum()) == res.iterations
+    assert np.count_nonzero(passes[:, 1] == 3) > 1 and np.any(rec_lam > 1)  # S3 revisited; multiple updates made
+    P = make_patterns(X, y, rho=1.0, Delta=0.5)
+    a_x, a_r, a_D = np.zeros(P.n_features), 0.0, np.zeros(P.m)
+    for j, lam in zip(rec_j, rec_lam):
+        if lam:
+            lo, hi, lj = P.indptr[j], P.indptr[j + 1], float(P.labels[j])
+            a_x[P.indices[lo:hi]] += lam * (P.data[lo:hi] * lj)  # columns of a CSR row are distinct
+            a_r += lam * (1.0 * lj)
+            a_D[j] += lam * (0.5 * lj)
+    np.testing.assert_array_equal(res.w, np.concatenate([a_x, [a_r], a_D]))
+    plain = reference.pdm(X, y, 0.05, engine="fast", **opts)
+    np.testing.assert_array_equal(plain.w, res.w)
+    assert plain.info == res.info
+
+
+@needs_numba
+@pytest.mark.parametrize("kind", [0, 1])
+def test_lambda_returns_the_threshold_the_box_computes_after_the_updates(kind):
+    """pt11_kernels._lambda returns theta_{t+lambda} from its last round-off guard where that guard
+    is at lambda itself (NaN otherwise); the box then uses it in place of dividing again.  It must be
+    the box's theta_{t+lambda} = _threshold(t + lambda, ell_{t+lambda}) bit for bit, with ell as
+    _update computes it (ell + 2p + q for one update, ell + 2 lambda p + lambda^2 q for more), and
+    y_j must fail the test there.  PDM (kind 0, eps) and PFM (kind 1, beta) on random misclassified
+    states."""
+    from reference.fast import pt11_kernels as K
+
+    rng = np.random.default_rng(7 + kind)
+    returned = 0
+    for _ in range(3000):
+        t = int(rng.integers(1, 10**6))
+        ell = float(t * rng.uniform(0.5, 50.0))
+        qj = float(rng.uniform(0.1, 30.0))
+        val = float(rng.uniform(0.001, 0.9)) if kind == 0 else float(rng.uniform(0.01, 0.3) * np.sqrt(qj))
+        theta = K._threshold(kind, val, t, ell)
+        p = float(theta - rng.uniform(0.0, 2.0) * abs(theta) - rng.uniform(0, 1) * qj)  # p <= theta_t: a mistake
+        lam, th = K._lambda(kind, val, t, ell, p, qj, 10**12)
+        if th != th:
+            continue
+        returned += 1
+        ell_after = ell + 2 * p + qj if lam == 1 else ell + 2.0 * lam * p + float(lam) * float(lam) * qj
+        assert th == K._threshold(kind, val, t + lam, ell_after)
+        assert not p + lam * qj <= th  # y_j fails the test after lambda updates
+    assert returned > 2000  # the common case

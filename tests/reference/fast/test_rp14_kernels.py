@@ -298,3 +298,71 @@ def test_fast_nkp_counts_the_periodic_refreshes():
         r = reference.nkp(G, engine="fast", max_iter=max_iter)
         assert r.status == "max_iter" and r.iterations == max_iter
         assert r.info["products"] == max_iter + max_iter // rp14_kernels.REFRESH_EVERY, (max_iter, r.info)
+
+
+def _shifted(v):
+    return v - np.max(v)
+
+
+@needs_numba
+def test_radix_sort_is_numpys_sort_descending_bit_for_bit():
+    """rp14_kernels._sort_descending (a radix sort of the keys bits(-v)) returns np.sort(v)[::-1]
+    bit for bit on shifted vectors v - max(v) <= 0: random scales from 1e-300 to 1e300, ties,
+    subnormals, -inf entries, one entry, all equal; a vector with a NaN is sorted by np.sort."""
+    rng = np.random.default_rng(5)
+    cases = [np.zeros(1), np.full(7, 3.0), np.array([0.0, -0.0, -1.0, -0.0])]
+    for n in (2, 3, 17, 1000, 5000):
+        cases += [
+            -np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-300, 300, n),
+            np.round(rng.normal(size=n), 1),  # many ties
+            -np.abs(rng.normal(size=n)) * 1e-310,  # subnormal
+            np.where(rng.random(n) < 0.3, -np.inf, rng.normal(size=n)),
+        ]
+    for v in cases:
+        with np.errstate(invalid="ignore"):
+            u = _shifted(v)
+        if np.isnan(u).any():  # (all -inf: NaN - NaN; numba's np.sort, NaN first, NaN's sign its own)
+            np.testing.assert_array_equal(rp14_kernels._sort_descending(u), np.sort(u)[::-1])
+        else:
+            assert rp14_kernels._sort_descending(u).tobytes() == np.sort(u)[::-1].tobytes()
+    nan = np.array([0.0, np.nan, -1.0])
+    np.testing.assert_array_equal(rp14_kernels._sort_descending(nan), np.sort(nan)[::-1])
+
+
+@needs_numba
+def test_compiled_projection_is_the_textbooks_bit_for_bit():
+    """The compiled Proj_Delta(q - G alpha / mu) of SNKPVN (rp14_kernels._project_q, sorting by
+    _sort_descending) is reference.arithmetic.project_simplex's, bit for bit: random q in the
+    simplex, G alpha of every scale, mu from 2n down to 1e-12 (supports from all n entries to one)."""
+    from reference.arithmetic import project_simplex
+
+    rng = np.random.default_rng(9)
+    for n in (1, 2, 5, 64, 3000):
+        for mu in (2.0 * n, 1.0, 1e-3, 1e-12):
+            q = rng.random(n)
+            q /= q.sum()
+            Ga = rng.normal(size=n) * 10.0 ** rng.integers(-8, 3)
+            out = np.empty(n)
+            rp14_kernels._project_q(q, Ga, mu, out)
+            assert out.tobytes() == project_simplex(q - Ga / mu, FLOAT64).tobytes()
+
+
+@needs_numba
+def test_dense_product_sums_the_columns_in_order_bit_for_bit():
+    """rp14_kernels._dense_matvec (four columns per sweep) is the sum of the columns v_j G[:, j]
+    over v_j != 0 in increasing j, one addition at a time (out = out + G[:, j] v_j from out = 0),
+    bit for bit: dense and sparse v (nonzero counts that are and are not multiples of four), -0.0
+    entries, n from 1 to 37, entries of every scale."""
+    rng = np.random.default_rng(13)
+    for n in (1, 2, 3, 4, 5, 8, 9, 37):
+        G = np.asfortranarray(rng.normal(size=(n, n)) * 10.0 ** rng.integers(-5, 6, (n, n)))
+        for density in (1.0, 0.5, 0.1):
+            v = rng.normal(size=n) * (rng.random(n) < density)
+            v[rng.random(n) < 0.2] = -0.0
+            expected = np.zeros(n)
+            for j in range(n):
+                if v[j] != 0.0:
+                    expected = expected + G[:, j] * v[j]
+            out = np.empty(n)
+            rp14_kernels._dense_matvec(G, v, out)
+            assert out.tobytes() == expected.tobytes()
