@@ -20,11 +20,8 @@ module outside :mod:`reference.fast` imports it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, Optional, Tuple
-
-import math
-from dataclasses import replace
 
 from . import budgets, dynamic_margin, perceptrons, smoothed, von_neumann
 from .blas import one_thread
@@ -151,10 +148,7 @@ def _sized(name: str, max_iter, trace, size: Callable) -> Tuple[object, Optional
     algorithm raises its own error."""
     if max_iter is not None:
         return max_iter, None
-    try:
-        b = size()
-    except (ValueError, TypeError, ArithmeticError, IndexError, AttributeError):
-        b = budgets.from_bound(name, math.inf, "no iteration bound: the margin could not be computed", None, trace is True)
+    b = size()
     return b.max_iter, b
 
 
@@ -167,11 +161,11 @@ def _reported(result: Result, b: Optional[budgets.Budget], G=None) -> Result:
 
 
 def _gram_size(name: str, G, *args, trace=False) -> Callable:
-    return lambda: budgets.sized_budget(name, G, *args, trace=trace is True)
+    return lambda: budgets.default_budget(name, G, *args, trace=trace is True)
 
 
 def _primal_size(name: str, X, y, rho, normalize=True, trace=False) -> Callable:
-    return lambda: budgets.sized_budget(name, (X, y), rho=rho, normalize=normalize, trace=trace is True)
+    return lambda: budgets.default_budget(name, (X, y), rho=rho, normalize=normalize, trace=trace is True)
 
 
 @one_thread
@@ -326,10 +320,8 @@ def _pt11(name: str, X, y, args: tuple, engine: str, progress, max_iter, **keywo
         raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
     b = None
     if max_iter is None:
-        from .margins import margin_from_data
-
-        _, b = _sized(name, None, pt.trace, lambda: budgets.pt11_budget(
-            name, args[0], margin_from_data(X, y, rho=keywords["rho"], Delta=keywords["Delta"]), pt.trace))
+        _, b = _sized(name, None, pt.trace, lambda: budgets.default_budget(
+            name, (X, y), *args, rho=keywords["rho"], Delta=keywords["Delta"], trace=pt.trace))
         pt = replace(pt, max_iter=b.max_iter)
     if engine == FAST:
         if pt.trace:

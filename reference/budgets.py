@@ -49,6 +49,7 @@ __all__ = [
     "from_bound",
     "pt11_budget",
     "sized_budget",
+    "default_budget",
     "accuracy_floor",
     "check_certifiable",
     "budget_report",
@@ -94,6 +95,13 @@ class Budget:
     def capped(self) -> bool:
         """The bound times SAFETY was above the CEILING."""
         return math.isfinite(self.bound) and SAFETY * self.bound > self.max_iter
+
+    def describe(self) -> str:
+        """The budget in words: ``sized: 2 x 2.245e+08, capped at the ceiling; <basis>``."""
+        if not math.isfinite(self.bound):
+            return f"the fallback; {self.basis}"
+        how = f"sized: {SAFETY} x {self.bound:.4g}" + (", capped at the ceiling" if self.capped else "")
+        return f"{how}; {self.basis}"
 
 
 def from_bound(name: str, bound: float, basis: str, margin: Optional[float] = None, trace: bool = False) -> Budget:
@@ -204,6 +212,20 @@ def sized_budget(name: str, data, *args, rho=None, Delta=None, normalize: bool =
     rho = lo if lo > 0 else hi
     return from_bound(name, paper_bounds.isnkpvn_total(n, q_norm, rho, gamma, eps),
                       f"RP14 Thm. 4 at gamma = {_g(gamma)}, eps = {_g(eps)}, n = {n}, {at}", rho, trace)
+
+
+def default_budget(name: str, data, *args, margin=None, rho=None, Delta=None, normalize: bool = True, trace: bool = False) -> Budget:
+    """The default budget of ``name``: :func:`sized_budget` (PT11 with ``margin``, a DataMargin of
+    the same patterns, when given: :func:`pt11_budget`), or the FALLBACK when sizing fails
+    (arguments the algorithm refuses, a margin that cannot be computed).  Never raises: the
+    algorithm itself names a bad argument.  The public functions (``max_iter=None``), ``margins
+    run`` and the validation harness all take their default from here."""
+    try:
+        if margin is not None and name in ("pdm", "pdm_succ", "pfm"):
+            return pt11_budget(name, args[0], margin, trace)
+        return sized_budget(name, data, *args, rho=rho, Delta=Delta, normalize=normalize, trace=trace)
+    except (ValueError, TypeError, ArithmeticError, IndexError, AttributeError, KeyError):
+        return from_bound(name, math.inf, "no iteration bound: the margin could not be computed", None, trace is True)
 
 
 # -- the accuracy float64 can certify ---------------------------------------------------------------
