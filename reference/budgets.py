@@ -16,8 +16,8 @@ few seconds at 2000):
 * NVN: 1/eps^2 (no margin needed)  [RP14 Sec. 5.1];
 * SNKPVN: 2 sqrt(2n)/rho_K when rho_K > 0, Lemma 9 (corrected Lemma 7) when rho_K < 0; ISNKPVN:
   Thm. 4's total  [RP14 Lemmas 8, 9, Thm. 4];
-* PFM: Thm. 1 with eps = 1 - beta/gamma_d; PDM and PDM-succ: Thm. 2 where it is finite, else --
-  for eps < 1/2 Thm. 2 grows like (R/gamma_d)^(1/eps), vacuous -- Thm. 1's bound at the same eps,
+* PFM: Thm. 1 with eps = 1 - beta/gamma_d; PDM and PDM-succ: Thm. 2 where twice it is within the
+  CEILING, else -- for eps < 1/2 Thm. 2 grows like (R/gamma_d)^(1/eps), vacuous -- Thm. 1's bound at the same eps,
   the number of updates of PFM with the margin PDM's runs reach: a scale PDM's runs follow in
   practice (a9a at eps = 0.01: 18,325,620 updates against 2.2e8), not a bound proved for PDM
   [PT11 Thms. 1, 2].
@@ -135,7 +135,7 @@ def pt11_budget(name: str, accuracy: float, margin, trace: bool = False) -> Budg
     eps = float(accuracy)
     thm2 = paper_bounds.pdm_theorem2(R, lo, eps)
     thm1 = paper_bounds.pfm_theorem1(R, lo, eps)
-    if math.isfinite(thm2) and thm2 <= thm1:
+    if math.isfinite(thm2) and SAFETY * thm2 <= CEILING:  # the bound proved for PDM, where it is not vacuous
         return from_bound(name, thm2, f"PT11 Thm. 2 at eps = {_g(eps)}, {at}", lo, trace)
     vac = "vacuous" if not math.isfinite(thm2) else _g(thm2)
     return from_bound(name, thm1, f"PT11 Thm. 1 (PFM's bound at the same eps; Thm. 2 for PDM: {vac}) at eps = {_g(eps)}, {at}",

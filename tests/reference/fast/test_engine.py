@@ -1301,3 +1301,75 @@ def test_isnkpvn_runs_the_textbook_outer_loop_around_the_compiled_snkpvn(monkeyp
     assert len(r.trace) == len(inner) and all(rec.inner is i for rec, i in zip(r.trace, inner))
     slow = ref.isnkpvn(G, 2.0, 1e-3, trace=True)
     assert (slow.status, slow.iterations, slow.info["T"]) == (r.status, r.iterations, r.info["T"])
+
+
+# -- progress: the kernels in chunks, resumed -------------------------------------------------------
+
+
+def _chunked_runs():
+    """Runs long enough for several chunks of CHUNK = 7 iterations, ending with a claim or the budget."""
+    X, y = _planted(80, 4, seed=3)
+    G = reference.gram(X, y)
+    rng = np.random.default_rng(6)
+    Xi, yi = rng.normal(size=(40, 3)), rng.choice([-1, 1], size=40)
+    Gi = reference.gram(Xi, yi)
+    n, ni = G.shape[0], Gi.shape[0]
+    return {
+        "perceptron": lambda **kw: reference.perceptron(X, y, max_iter=500, **kw),
+        "perceptron/most_violated": lambda **kw: reference.perceptron(X, y, rule="most_violated", max_iter=500, **kw),
+        "perceptron/infeasible": lambda **kw: reference.perceptron(Xi, yi, max_iter=100, **kw),
+        "normalized_perceptron": lambda **kw: reference.normalized_perceptron(X, y, max_iter=500, **kw),
+        "nkp": lambda **kw: reference.nkp(G, max_iter=500, **kw),
+        "nkp/infeasible": lambda **kw: reference.nkp(Gi, max_iter=100, **kw),
+        "snkp": lambda **kw: reference.snkp(G, max_iter=500, **kw),
+        "nvn": lambda **kw: reference.nvn(G, 1e-3, max_iter=500, **kw),
+        "nvn/infeasible": lambda **kw: reference.nvn(Gi, 1e-3, max_iter=500, **kw),
+        "snkpvn": lambda **kw: reference.snkpvn(Gi, np.full(ni, 1 / ni), 1e-3, max_iter=500, **kw),
+        "isnkpvn": lambda **kw: reference.isnkpvn(Gi, 2.0, 1e-4, max_iter=500, **kw),
+        "pdm": lambda **kw: reference.pdm(X, y, 0.01, max_iter=100_000, **kw),
+        "pdm/budget": lambda **kw: reference.pdm(X, y, 0.01, max_iter=300, **kw),
+        "pdm/epochs": lambda **kw: reference.pdm(X, y, 0.01, max_epochs=30, **kw),
+        "pdm/multiple": lambda **kw: reference.pdm(X, y, 0.01, multiple_updates=True, max_iter=100_000, **kw),
+        "pdm/active": lambda **kw: reference.pdm(X, y, 0.01, active_sets=True, multiple_updates=True, max_iter=100_000, **kw),
+        "pfm": lambda **kw: reference.pfm(X, y, 0.0, max_iter=100_000, **kw),
+        "pdm_succ": lambda **kw: reference.pdm_succ(X, y, 0.01, max_iter=100_000, **kw),
+    }
+
+
+@needs_numba
+def test_chunked_runs_take_the_same_steps_bit_for_bit(monkeypatch):
+    """With a progress callable the compiled engine runs its kernel in chunks (here of 7
+    iterations; PT11: whole passes) and resumes it: status, counter, message, vectors and info are
+    those of the run in one call, bit for bit, and progress sees states of the algorithm's class
+    between chunks.  (Main before this: the compiled engine took no progress= at all.)"""
+    monkeypatch.setattr(E, "CHUNK", 7)
+    chunked = 0
+    for name, run in _chunked_runs().items():
+        whole = run(engine="fast")
+        seen = []
+        parts = run(engine="fast", progress=seen.append)
+        assert (parts.status, parts.iterations, parts.message) == (whole.status, whole.iterations, whole.message), name
+        for v in ("w", "alpha", "p"):
+            a, b = getattr(whole, v), getattr(parts, v)
+            assert (a is None) == (b is None), (name, v)
+            if a is not None:
+                np.testing.assert_array_equal(b, a, err_msg=name)
+        assert {k: str(v) for k, v in parts.info.items()} == {k: str(v) for k, v in whole.info.items()}, name
+        counters = [getattr(s, "t", getattr(s, "iterations", getattr(s, "k", None))) for s in seen]
+        assert counters == sorted(counters) and all(c <= parts.iterations for c in counters), name
+        if not name.startswith(("isnkpvn", "pdm/active")) and name.split("/")[0] not in PT11:
+            assert counters == list(range(7, parts.iterations + (parts.status == "max_iter"), 7))[: len(counters)], name
+        chunked += len(seen) > 1
+    assert chunked >= 12
+
+
+@needs_numba
+def test_progress_of_pt11_sees_the_machine_state():
+    """PT11's compiled progress: DynamicMarginState with t, a_t and ell_t = ||a_t||^2 at a pass boundary."""
+    X, y = _planted(80, 4, seed=3)
+    seen = []
+    r = reference.pdm(X, y, 0.01, max_iter=100_000, engine="fast", progress=seen.append)
+    assert seen and all(isinstance(s, reference.states.DynamicMarginState) for s in seen)
+    last = seen[-1]
+    assert last.t <= r.iterations and last.epoch <= r.info["epochs"]
+    assert last.ell == pytest.approx(float(last.a @ last.a), rel=1e-9)
