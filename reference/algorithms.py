@@ -126,7 +126,7 @@ def _with_engine(textbook: Callable, entry: str) -> Callable[[Callable], Callabl
         doc = textbook.__doc__
         if doc:  # None under python -OO
             for name in ("max_iter", "progress"):
-                if f"\n    {name} :" in entry:
+                if f"    {name} :" in entry:
                     doc = _drop_parameter(doc, name)
             i = doc.index("\n    Returns\n")
             fn.__doc__ = doc[:i] + entry + doc[i:]

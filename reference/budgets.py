@@ -268,7 +268,7 @@ def check_certifiable(name: str, accuracy, G, precision: Optional[int] = None) -
         return
     if acc < floor:
         n = Gv.shape[0]
-        digits = max(20, math.ceil(-math.log10(acc * acc / (100.0 * n))))
+        digits = min(1000, max(20, math.ceil(-2 * math.log10(acc) + math.log10(100.0 * n))))
         where = "float64" if precision is None else f"{precision} decimal digits"
         raise ValueError(
             f"{name}={acc:.3g} is below the round-off floor {floor:.3g} of ||p||_G for this G ({n} points, {where}): "
@@ -317,7 +317,7 @@ def budget_report(result, budget: Optional[Budget] = None, G=None, certified=Non
             if acc is not None:
                 text += f" (a certificate needs < {float(acc):.3g})"
             parts.append(text)
-    if budget is not None:
+    if budget is not None and result.iterations >= budget.max_iter:  # (else it stopped before its budget: see the message)
         if math.isfinite(budget.bound):
             need = math.ceil(SAFETY * budget.bound) + 2
             if need > result.iterations:

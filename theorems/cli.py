@@ -97,9 +97,8 @@ def _meaning(name: str, status: str, certified) -> str:
     note = STATUS_NOTES[status]
     if status != "max_iter":
         return note
-    lower = getattr(certified, "lower", None)
-    upper = getattr(certified, "upper", None)
-    separable = getattr(certified, "separable", None)
+    m = _certified_margin(certified)
+    lower, upper, separable = (None, None, None) if m is None else (m.lower, m.upper, m.separable)
     if lower is not None and lower > 0:
         return note + (". The data are separable (certified margin > 0, below): a larger budget gives a "
                        "separator -- see 'how far' for one that would likely suffice")
@@ -109,6 +108,11 @@ def _meaning(name: str, status: str, certified) -> str:
                            "claim; a von Neumann algorithm (nvn, isnkpvn) returns a certificate")
         return note + ". The data are certified NOT separable (below): a larger budget gives a certificate"
     return note + ". The margin is not certified either way: see 'how far'"
+
+
+def _certified_margin(certified):
+    """The DataMargin, or None (not computed, or the error text of a margin that could not be)."""
+    return None if certified is None or isinstance(certified, str) else certified
 
 
 def _default_budget(args, name, X, y, G, certified):
@@ -121,7 +125,7 @@ def _default_budget(args, name, X, y, G, certified):
     spec = SPECS[name]
     if spec.data == "patterns":
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
-        margin = certified if hasattr(certified, "lower") else None
+        margin = _certified_margin(certified)
         b = budgets.default_budget(name, (X, y), first, margin=margin, rho=1.0 if args.rho is None else args.rho, Delta=args.Delta)
     elif spec.data == "primal":
         b = budgets.default_budget(name, (X, y), rho=args.rho)
@@ -237,7 +241,7 @@ def cmd_run(args) -> int:
         achieved, certified = _margins_for_run(args, name, X, y, res, G, pt11_certified)
     from reference.budgets import budget_report
 
-    lower = getattr(certified, "lower", None)
+    lower = None if _certified_margin(certified) is None else certified.lower
     how_far = budget_report(res, budget, G, lower if spec.data == "patterns" else None)
     d["how_far"] = how_far or None
     d["achieved_margin"] = achieved

@@ -3,6 +3,7 @@ stopped at its budget, and the accuracy below which float64 cannot certify ||p||
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -118,7 +119,7 @@ def test_a_sized_run_that_stops_says_how_far_it_got():
 def test_budget_report_of_gram_runs_names_the_theorems_quantities():
     G = _random_gram()
     r = reference.nvn(G, 1e-3, max_iter=3)
-    text = budgets.budget_report(r, budgets.default_budget("nvn", G, 1e-3), G)
+    text = budgets.budget_report(r, dataclasses.replace(budgets.default_budget("nvn", G, 1e-3), max_iter=3), G)
     assert "||p||_G = " in text and "(a certificate needs < 0.001)" in text and "max_iter=2000002 would likely suffice" in text
     assert budgets.budget_report(reference.nvn(G, 0.5), None, G) == ""  # a claim: nothing to report
 

@@ -32,7 +32,7 @@ from reference.fast import engine as E, pt11_kernels, rp14_kernels
 from reference.fast.operator import linear_gram
 from reference.patterns import make_patterns
 from reference.result import verify_certificate_factored, verify_separator_factored, verify_separator_patterns
-from tests.support.fast import X2, Y2, _both, _infeasible, _infeasible_primal, _planted_3, _pt11_same, _same
+from tests.support.fast import X2, Y2, _both, _infeasible, _infeasible_primal, _planted_3, _pt11_same, _same, unguarded
 from tests.support.numba import needs_numba
 from theorems.validate import corpus, validate
 from theorems.instances.families import data_dir
@@ -242,14 +242,14 @@ _REFUSED = {
         _feasible,
     ),
     "nkp": ("perceptrons", "NKP", "verify_separator_gram", lambda X, y, G, **kw: reference.nkp(G, **kw), _feasible),
-    "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 1e-9, **kw), _feasible),
+    "nvn": ("von_neumann", "NVN", "verify_separator_gram", lambda X, y, G, **kw: reference.nvn(G, 2e-8, **kw), _feasible),
     "nvn-certificate": ("von_neumann", "NVN", "verify_certificate", lambda X, y, G, **kw: reference.nvn(G, 0.05, **kw), _infeasible_random_labels),
     "snkp": ("smoothed", "SNKP", "verify_separator_gram", lambda X, y, G, **kw: reference.snkp(G, **kw), _feasible),
     "snkpvn": (
         "smoothed",
         "SNKPVN",
         "verify_separator_gram",
-        lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 1e-9, **kw),
+        lambda X, y, G, **kw: reference.snkpvn(G, np.full(G.shape[0], 1.0 / G.shape[0]), 2e-8, **kw),
         _feasible,
     ),
     "snkpvn-certificate": (
@@ -839,7 +839,9 @@ def test_boundary_values_are_accepted():
     # epsilon = 1 is inside (0, 1] for NVN; tiny positive accuracies and rho are > 0
     for e in ("fast", "textbook"):
         assert reference.nvn(G2, 1.0, engine=e).status == reference.CERTIFICATE  # ||1/2 (1,1)||_I = 1/sqrt 2 <= 1
-        assert reference.isnkpvn(G2, 1.0 + 2**-52, 1e-300, max_iter=0, engine=e).status == reference.MAX_ITER
+        assert unguarded("isnkpvn")(G2, 1.0 + 2**-52, 1e-300, max_iter=0, engine=e).status == reference.MAX_ITER
+        with pytest.raises(ValueError, match="below the round-off floor"):  # the public function: refused up front
+            reference.isnkpvn(G2, 1.0 + 2**-52, 1e-300, max_iter=0, engine=e)
     assert linear_gram(X2, Y2, rho=1e-300).shape == (2, 3)
     P = make_patterns(np.zeros((2, 2)), Y2, rho=None, Delta=1e-300)  # zero rows: Delta makes them nonzero
     assert P.Delta == 1e-300 and P.rho is None
@@ -879,7 +881,7 @@ def test_gram_verify_separator_both_kinds():
 def test_smoothed_traces_are_the_textbook_states(G):
     n = G.shape[0]
     q = np.full(n, 1.0 / n)
-    for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 1e-9), 2.0 * n)):
+    for name, args, mu0 in (("snkp", (G,), 2.0), ("snkpvn", (G, q, 2e-8), 2.0 * n)):
         fn = getattr(reference, name)
         slow, fast = fn(*args, trace=True, max_iter=12), fn(*args, trace=True, max_iter=12, engine="fast")
         assert len(fast.trace) == fast.iterations + 1 == len(slow.trace)
@@ -926,7 +928,7 @@ def test_result_fields_are_the_textbook_fields():
     X, y = _planted_3()
     G, Gi = reference.gram(X, y), _infeasible()
     runs = [("nkp", (G,), {}), ("snkp", (G,), {}), ("snkp", (Gi,), dict(max_iter=5)), ("nvn", (G, 0.01), {}), ("nvn", (Gi, 0.1), {}),
-            ("nvn", (Gi, 1e-9), dict(max_iter=7)), ("snkpvn", (Gi, np.full(10, 0.1), 0.1), {}), ("snkpvn", (G, np.full(12, 1 / 12), 1e-3), {}),
+            ("nvn", (Gi, 2e-8), dict(max_iter=7)), ("snkpvn", (Gi, np.full(10, 0.1), 0.1), {}), ("snkpvn", (G, np.full(12, 1 / 12), 1e-3), {}),
             ("isnkpvn", (G,), {}), ("isnkpvn", (Gi, 2.0, 0.01), {})]  # fmt: skip
     for name, args, kw in runs:
         fn = getattr(reference, name)
@@ -1205,7 +1207,7 @@ def test_compiled_projection_is_the_textbook_projection_bit_for_bit():
 
 
 @needs_numba
-@pytest.mark.parametrize("fn, args", [(reference.snkp, ()), (reference.nvn, (1e-12,))], ids=["snkp", "nvn"])
+@pytest.mark.parametrize("fn, args", [(reference.snkp, ()), (unguarded("nvn"), (1e-12,))], ids=["snkp", "nvn"])
 def test_declined_separator_claim_at_k0_is_named(fn, args):
     """max_iter = 0 on G = [[1, -1 + 2^-52], [-1 + 2^-52, 1]]: the start (1/2, 1/2) has G v = 2^-53 (1, 1) > 0,
     a separator claim of the textbook's exit test at iteration 0 that its verifier refuses (within
