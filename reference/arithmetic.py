@@ -48,6 +48,8 @@ __all__ = [
     "quadratic_form",
     "g_norm_upper",
     "factored_norm_upper",
+    "g_norm_floor",
+    "factored_norm_floor",
     "pow2_exponent",
     "scale_rows_pow2",
     "rescale_pow2",
@@ -414,6 +416,34 @@ def g_norm_upper(G: np.ndarray, p: np.ndarray, ar: Arithmetic):
     if not hi > 0:  # p^T G p <= Q + err, which rounded to <= 0: below the smallest subnormal
         hi = ar.scalar(0) if ar.is_mp else ar.scalar(UNDERFLOW)
     return ar.sqrt(hi) * (1 + 4 * ar.u)
+
+
+def g_norm_floor(G: np.ndarray, ar: Arithmetic):
+    """A lower bound, over every p of the simplex, on :func:`g_norm_upper`: below it no accuracy
+    can be certified by the a-priori bound, whatever p is (the round-off floor of ||p||_G).
+
+    :func:`quadratic_form`'s ``err`` is at least twice the true error bound
+    gamma_n (|p|^T |G| |p| + |p|^T |c|), so Q + err >= p^T G p + gamma_n |p|^T |G| |p|
+    >= gamma_n sum_i p_i^2 G_ii >= gamma_n / sum_i (1 / G_ii) on the simplex (Cauchy-Schwarz;
+    G_ii > 0).  Returned rounded down, times (1 - (n + 8) u); 0 when some G_ii <= 0.
+    """
+    d = np.diag(G)
+    if not all(v > 0 for v in d):
+        return ar.scalar(0)
+    inv = sum(1 / ar.scalar(v) for v in d)
+    return ar.sqrt(gamma(G.shape[0], ar) / inv) * (1 - (G.shape[0] + 8) * ar.u)
+
+
+def factored_norm_floor(Z) -> float:
+    """A lower bound, over every p of the simplex, on :func:`factored_norm_upper` for G = Z Z^T:
+    its err_j = 2 gamma_{n+2} (|Z|^T p)_j alone has 2-norm >= 2 gamma_{n+2} min_i ||z_i||_1 / sqrt(d)
+    (a vector's 2-norm is at least its 1-norm over sqrt(d)).  Rounded down, times (1 - (n + d + 8) u)."""
+    n, d = Z.shape
+    rows = np.asarray(abs(Z) @ np.ones(d), dtype=np.float64).ravel()
+    if rows.size == 0 or d == 0:
+        return 0.0
+    g = float(gamma(n + 2, Arithmetic(None)))
+    return 2 * g * float(np.min(rows)) / float(np.sqrt(d)) * (1 - (n + d + 8) * UNIT_ROUNDOFF)
 
 
 def factored_norm_upper(Z, p: np.ndarray) -> float:

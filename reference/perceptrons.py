@@ -127,6 +127,7 @@ def perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    progress=None,
 ) -> Result:
     """The classical Perceptron  [RP14 Alg. 1].
 
@@ -177,7 +178,7 @@ def perceptron(
     with ar.context():
         Z, Z_verify, e = working_points(X, y, rho, ar)
         pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar, rule=rule)
-    return with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace, budget=_no_mistake_left), e)
+    return with_scale(drive(PERCEPTRON, pb, ar, max_iter, trace, budget=_no_mistake_left, progress=progress), e)
 
 
 # -- Algorithm 2: Normalized Perceptron ------------------------------------------------------------
@@ -216,6 +217,7 @@ def normalized_perceptron(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    progress=None,
 ) -> Result:
     """The Normalized Perceptron  [RP14 Alg. 2].
 
@@ -263,7 +265,7 @@ def normalized_perceptron(
     with ar.context():
         Z, Z_verify, e = working_points(X, y, rho, ar, normalize)
         pb = _Primal(Z=Z, Z_data=Z_verify, ar=ar)
-    return with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace), e)
+    return with_scale(drive(NORMALIZED_PERCEPTRON, pb, ar, max_iter, trace, progress=progress), e)
 
 
 # -- Algorithm 3: Normalized Kernel Perceptron -------------------------------------------------------
@@ -293,7 +295,7 @@ NKP = Algorithm(
 
 
 @one_thread
-def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None) -> Result:
+def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[int] = None, progress=None) -> Result:
     """The Normalized Kernel Perceptron (NKP)  [RP14 Alg. 3].
 
     alpha_0 = 0; while not G alpha_k > 0: theta_k = 1/(k+1),
@@ -327,4 +329,4 @@ def nkp(G, *, max_iter: int = 100_000, trace: bool = False, precision: Optional[
     trace = check_bool("trace", trace)
     with ar.context():
         pb = _Dual(G=ar.array(G), ar=ar)
-    return drive(NKP, pb, ar, max_iter, trace)
+    return drive(NKP, pb, ar, max_iter, trace, progress=progress)

@@ -34,6 +34,7 @@ __all__ = [
     "Algorithm",
     "drive",
     "budget_message",
+    "with_report",
     "unverified_note",
     "verified_message",
     "verify_separator_gram",
@@ -181,6 +182,12 @@ def budget_message(iterations: int, unverified: str = "") -> str:
     return f"budget exhausted after {iterations} iterations{unverified}"
 
 
+def with_report(message: str, report: str) -> str:
+    """``Result.message`` of a run with a sized budget that ran out: :func:`budget_message` and how
+    far the run got (:func:`reference.budgets.budget_report`)."""
+    return f"{message}; {report}" if report else message
+
+
 def drive(
     algorithm: Algorithm,
     problem: Any,
@@ -201,6 +208,8 @@ def drive(
     progress : callable, optional
         Called with every new state (it decides itself when to report; it must not modify it).
     """
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable progress(state) or None, got {progress!r}")
     with ar.context():
         state = algorithm.init(problem)
         states = [state] if trace else None

@@ -143,7 +143,7 @@ SNKP = Algorithm(
 
 
 @one_thread
-def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None) -> Result:
+def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[int] = None, progress=None) -> Result:
     """Smoothed Normalized Kernel Perceptron  [RP14 Alg. 4].
 
     alpha_0 = 1_n/n, mu_0 = 2, p_0 = p_{mu_0}(alpha_0); while not G alpha_k > 0:
@@ -175,7 +175,7 @@ def snkp(G, *, max_iter: int = 10_000, trace: bool = False, precision: Optional[
     trace = check_bool("trace", trace)
     with ar.context():
         pb = _Problem(G=ar.array(G), ar=ar)
-    return drive(SNKP, pb, ar, max_iter, trace)
+    return drive(SNKP, pb, ar, max_iter, trace, progress=progress)
 
 
 # -- Algorithm 6: SNKPVN ------------------------------------------------------------------------
@@ -210,9 +210,9 @@ SNKPVN = Algorithm(
 )
 
 
-def _run_snkpvn(G: np.ndarray, q: np.ndarray, delta, ar: Arithmetic, max_iter: int, trace: bool) -> Result:
+def _run_snkpvn(G: np.ndarray, q: np.ndarray, delta, ar: Arithmetic, max_iter: int, trace: bool, progress=None) -> Result:
     """SNKPVN(q, delta) on already validated arguments in arithmetic ``ar``."""
-    return drive(SNKPVN, _Problem(G=G, ar=ar, q=q, delta=delta), ar, max_iter, trace)
+    return drive(SNKPVN, _Problem(G=G, ar=ar, q=q, delta=delta), ar, max_iter, trace, progress=progress)
 
 
 @one_thread
@@ -224,6 +224,7 @@ def snkpvn(
     max_iter: int = 10_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    progress=None,
 ) -> Result:
     """Smoothed Normalized Kernel Perceptron-von Neumann, SNKPVN(q, delta)  [RP14 Alg. 6].
 
@@ -266,7 +267,7 @@ def snkpvn(
     trace = check_bool("trace", trace)
     with ar.context():
         G_ar, q_ar, delta_ar = ar.array(G), ar.array(q), ar.scalar(delta)
-    return _run_snkpvn(G_ar, q_ar, delta_ar, ar, max_iter, trace)
+    return _run_snkpvn(G_ar, q_ar, delta_ar, ar, max_iter, trace, progress)
 
 
 # -- Algorithm 7: ISNKPVN ------------------------------------------------------------------------
@@ -375,6 +376,7 @@ def isnkpvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    progress=None,
 ) -> Result:
     """Iterated SNKPVN, ISNKPVN(gamma, epsilon)  [RP14 Alg. 7].
 
@@ -429,7 +431,7 @@ def isnkpvn(
         norm=lambda v: g_norm(G, v, ar),
         snkpvn=lambda q, delta, budget, trace: _run_snkpvn(G, q, delta, ar, budget, trace),
         verify_separator=lambda alpha: verify_separator_gram(G, alpha),
-        verify_certificate=lambda p, accuracy: verify_certificate(G, p, accuracy, ar, strict=True),
+        verify_certificate=lambda p, accuracy: verify_certificate(G, p, accuracy, ar, strict=True), progress=progress,
     )  # fmt: skip
 
 
@@ -445,6 +447,7 @@ def outer_loop(
     snkpvn: Callable,
     verify_separator: Callable,
     verify_certificate: Callable,
+    progress: Optional[Callable] = None,
 ) -> Result:
     """ISNKPVN's outer loop  [RP14 Alg. 7, with the guard of E-A7] on validated arguments.
 
@@ -452,7 +455,8 @@ def outer_loop(
     max_iter, trace) -> Result`` (this module's, or the compiled engine's), and so are ``norm(v)
     = ||v||_G`` and the verifiers of the two claims, ``verify_separator(alpha)`` and
     ``verify_certificate(p, accuracy)`` (strict), for the G they share.  ``gamma`` and
-    ``epsilon`` are in the arithmetic ``ar``.  Returns the Result of :func:`isnkpvn`.
+    ``epsilon`` are in the arithmetic ``ar``; ``progress(state)``, if given, sees the
+    :class:`~reference.states.OuterState` after every outer loop.  Returns the Result of :func:`isnkpvn`.
     """
     pb = _OuterProblem(
         n=n, ar=ar, gamma=gamma, epsilon=epsilon, max_iter=max_iter, trace=trace, norm=norm, snkpvn=snkpvn,
@@ -460,7 +464,7 @@ def outer_loop(
     )  # fmt: skip
     # Every outer loop costs at least one G-product even when its SNKPVN call returns at k = 0,
     # so the outer loops are budgeted too: total work <= 2 max_iter SNKPVN iterations.
-    result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted or s.t >= pb.max_iter)
+    result = drive(ISNKPVN, pb, ar, max_iter, trace, budget=lambda pb, s: s.exhausted or s.t >= pb.max_iter, progress=progress)
     if trace:
         result = replace(result, trace=tuple(s.last for s in result.trace[1:]))
     return result

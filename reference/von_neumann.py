@@ -97,6 +97,7 @@ def nvn(
     max_iter: int = 100_000,
     trace: bool = False,
     precision: Optional[int] = None,
+    progress=None,
 ) -> Result:
     """The Normalized von Neumann algorithm (NVN)  [RP14 Alg. 5, with the primal exit of E-A6].
 
@@ -138,5 +139,5 @@ def nvn(
     trace = check_bool("trace", trace)
     with ar.context():
         pb = _Problem(G=ar.array(G), epsilon=ar.scalar(epsilon), ar=ar)
-    result = drive(NVN, pb, ar, max_iter, trace)
+    result = drive(NVN, pb, ar, max_iter, trace, progress=progress)
     return replace(result, alpha=result.p if result.status == SEPARATOR else None)

@@ -79,27 +79,76 @@ def _accuracy(value: Optional[float]) -> float:
     return DEFAULT_ACCURACY if value is None else value
 
 
-def _budget_keywords(args) -> dict:
-    """Only the budgets the user gave: otherwise the Python function's own defaults apply."""
-    kw = {}
-    if args.max_iter is not None:
-        kw["max_iter"] = args.max_iter
-    return kw
-
-
-#: What the statuses mean, printed by ``margins run`` under the result.
+#: What the statuses mean, printed by ``margins run`` under the result (``max_iter``: :func:`_meaning`).
 STATUS_NOTES = {
     "separator": "a verified separator: every point has a strictly positive margin (beyond round-off)",
     "certificate": ("a verified point p of the simplex with ||p||_G below the accuracy asked for: the margin is "
                     "below that accuracy (RP14 Lemma 3); the data may still be separable with a smaller margin"),
-    "max_iter": ("the budget ran out (or a claim failed verification; see message): no claim. For the perceptron "
-                 "family this is also what non-separable data give -- compare the certified margin"),
+    "max_iter": "the budget ran out (or a claim failed verification; see message): no claim",
 }
 
+#: The algorithms that can only stop with a separator.
+_SEPARATOR_ONLY = {name for name, spec in SPECS.items() if "certificate" not in spec.statuses}
 
-def _margins_for_run(args, name, X, y, res, G=None):
+
+def _meaning(name: str, status: str, certified) -> str:
+    """The ``meaning:`` line: the status note, and for ``max_iter`` what the certified margin beside
+    it says about it (``certified``: a DataMargin, an error text, or None)."""
+    note = STATUS_NOTES[status]
+    if status != "max_iter":
+        return note
+    m = _certified_margin(certified)
+    lower, upper, separable = (None, None, None) if m is None else (m.lower, m.upper, m.separable)
+    if lower is not None and lower > 0:
+        return note + (". The data are separable (certified margin > 0, below): a larger budget gives a "
+                       "separator -- see 'how far' for one that would likely suffice")
+    if separable is False or (upper is not None and upper <= 0):
+        if name in _SEPARATOR_ONLY:
+            return note + (". The data are certified NOT separable (below): no budget gives this algorithm a "
+                           "claim; a von Neumann algorithm (nvn, isnkpvn) returns a certificate")
+        return note + ". The data are certified NOT separable (below): a larger budget gives a certificate"
+    return note + ". The margin is not certified either way: see 'how far'"
+
+
+def _certified_margin(certified):
+    """The DataMargin, or None (not computed, or the error text of a margin that could not be)."""
+    return None if certified is None or isinstance(certified, str) else certified
+
+
+def _default_budget(args, name, X, y, G, certified):
+    """``(max_iter, Budget or None)``: ``--max-iter``, or the default of the Python function
+    (:func:`reference.budgets.default_budget`, the same sizing; PT11 reuses the certified margin)."""
+    if args.max_iter is not None:
+        return args.max_iter, None
+    from reference import budgets
+
+    spec = SPECS[name]
+    if spec.data == "patterns":
+        first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
+        margin = _certified_margin(certified)
+        b = budgets.default_budget(name, (X, y), first, margin=margin, rho=1.0 if args.rho is None else args.rho, Delta=args.Delta)
+    elif spec.data == "primal":
+        b = budgets.default_budget(name, (X, y), rho=args.rho)
+    else:
+        b = budgets.default_budget(name, G, *_gram_args(args, name, X.shape[0]))
+    return b.max_iter, b
+
+
+def _gram_args(args, name, n):
+    """The positional arguments after G of a Gram algorithm, as ``margins run`` passes them."""
+    if name == "nvn":
+        return (_accuracy(args.epsilon),)
+    if name == "snkpvn":
+        return (np.full(n, 1.0 / n), _accuracy(args.delta))
+    if name == "isnkpvn":
+        return (args.gamma, _accuracy(args.epsilon))
+    return ()
+
+
+def _margins_for_run(args, name, X, y, res, G=None, pt11_certified=None):
     """(achieved margin of the returned vector, certified DataMargin or None, or the one-line reason
-    why it could not be computed); certified for the linear kernel only."""
+    why it could not be computed); certified for the linear kernel only (PT11: ``pt11_certified``,
+    computed before the run, when given)."""
     if G is not None and res.alpha is not None:  # Gram algorithms: min_i (G alpha)_i / ||alpha||_G
         a = np.asarray(res.alpha, dtype=np.float64)
         Ga = G.matvec(a) if hasattr(G, "matvec") else np.asarray(G, dtype=np.float64) @ a  # (the operator G = Z Z^T)
@@ -123,6 +172,8 @@ def _margins_for_run(args, name, X, y, res, G=None):
             marg = (Zs @ w) / np.sqrt(Zs.multiply(Zs).sum(axis=1).A1)
         nw = float(np.sqrt(w @ w))
         achieved = float(np.min(marg)) / nw if nw > 0 else None
+    if pt11 and pt11_certified is not None:
+        return achieved, pt11_certified
     try:
         certified = reference.margin_from_data(X, y, rho=rho, Delta=Delta, normalize=normalize)
     except ValueError as exc:  # e.g. Delta past float64's squares: the run's own result still stands
@@ -130,49 +181,69 @@ def _margins_for_run(args, name, X, y, res, G=None):
     return achieved, certified
 
 
+def _pt11_certified(args, name, X, y):
+    """The certified gamma_d of a PT11 run's patterns (linear kernel, not --no-certify; else None),
+    computed before the run: the default budget is sized from it and it is printed beside the result."""
+    if args.no_certify and args.max_iter is not None:
+        return None
+    try:
+        return reference.margin_from_data(X, y, rho=1.0 if args.rho is None else args.rho, Delta=args.Delta)
+    except ValueError as exc:
+        return str(exc).splitlines()[0]
+
+
 def cmd_run(args) -> int:
     name = args.algorithm
     X, y = _load_data(args)
     t_start = time.perf_counter()
     fn = getattr(reference, name)
-    kw = {"precision": args.precision, "engine": args.engine, **_budget_keywords(args)}
+    kw = {"precision": args.precision, "engine": args.engine}
     kernel_params = {}
     if args.kernel == "polynomial":
         kernel_params = {"degree": args.degree, "c": args.c}
     elif args.kernel == "gaussian":
         kernel_params = {"sigma": args.sigma}
-    if SPECS[name].data == "primal":
-        res = fn(X, y, rho=args.rho, **kw)
-    elif SPECS[name].data == "patterns":
-        kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
-                  active_sets=args.active_sets, multiple_updates=args.multiple_updates)
-        if not args.json and not args.quiet and args.engine == "textbook":  # (the compiled engine reports nothing mid-run)
-            kw["progress"] = Progress(name)
+    G, pt11_certified = None, None
+    spec = SPECS[name]
+    if spec.data == "patterns":
         first = {"pfm": args.beta, "pdm": args.epsilon, "pdm_succ": args.epsilon}[name]
         if first is None:
             flag = "--beta" if name == "pfm" else "--epsilon"
             raise ValueError(f"{name} needs {flag}: pass e.g. {flag} 0.01")
-        res = fn(X, y, first, **kw)
-    else:
+        pt11_certified = _pt11_certified(args, name, X, y)
+    elif spec.data == "gram":
         if args.engine == "fast" and args.kernel == "linear":  # G = Z Z^T as an operator: no n x n matrix
             from reference.fast.operator import linear_gram
 
             G = linear_gram(X, y, rho=args.rho)
         else:
             G = reference.gram(X, y, args.kernel, rho=args.rho, **kernel_params)
-        if name == "nvn":
-            res = fn(G, _accuracy(args.epsilon), **kw)
-        elif name == "snkpvn":
-            q = np.full(X.shape[0], 1.0 / X.shape[0])
-            res = fn(G, q, _accuracy(args.delta), **kw)
-        elif name == "isnkpvn":
-            res = fn(G, args.gamma, _accuracy(args.epsilon), **kw)
-        else:
-            res = fn(G, **kw)
+    max_iter, budget = _default_budget(args, name, X, y, G, pt11_certified)
+    kw["max_iter"] = max_iter
+    if not args.json and not args.quiet:  # progress on stderr, both engines
+        kw["progress"] = Progress(name, max_iter=max_iter)
+    if spec.data == "primal":
+        res = fn(X, y, rho=args.rho, **kw)
+    elif spec.data == "patterns":
+        kw.update(rho=1.0 if args.rho is None else args.rho, Delta=args.Delta, max_epochs=args.max_epochs,
+                  active_sets=args.active_sets, multiple_updates=args.multiple_updates)
+        res = fn(X, y, first, **kw)
+    else:
+        res = fn(G, *_gram_args(args, name, X.shape[0]), **kw)
     seconds = time.perf_counter() - t_start
     d = res.as_dict()
     d["seconds"] = seconds
-    achieved, certified = (None, None) if args.no_certify else _margins_for_run(args, name, X, y, res, locals().get("G"))
+    d["max_iter"] = max_iter
+    d["budget"] = budget.describe() if budget is not None else "given (--max-iter)"
+    if args.no_certify:
+        achieved, certified = None, None
+    else:
+        achieved, certified = _margins_for_run(args, name, X, y, res, G, pt11_certified)
+    from reference.budgets import budget_report
+
+    lower = None if _certified_margin(certified) is None else certified.lower
+    how_far = budget_report(res, budget, G, lower if spec.data == "patterns" else None)
+    d["how_far"] = how_far or None
     d["achieved_margin"] = achieved
     if isinstance(certified, str):
         d["certified_margin"] = {"error": certified}
@@ -183,7 +254,11 @@ def cmd_run(args) -> int:
         print(json_text(d))
     else:
         rows = [(k, d[k]) for k in ("algorithm", "status", "iterations", "precision", "engine", "message")]
-        rows += [("meaning", STATUS_NOTES[res.status]), ("time", f"{seconds:.2f} s")]
+        rows.append(("budget", f"{max_iter:,} ({d['budget']})"))
+        rows += [("meaning", _meaning(name, res.status, certified))]
+        if how_far:
+            rows.append(("how far", how_far))
+        rows.append(("time", f"{seconds:.2f} s"))
         if achieved is not None:
             rows.append(("achieved", f"margin {achieved:.10g} of the returned vector (min_k w.y_k/||w||)"))
         if isinstance(certified, str):
@@ -393,7 +468,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="PT11's Delta (Sec. 5): run in the extended space y_k = [ybar_k, l_k Delta e_k], where "
                         "every data set is separable (the 2-norm soft-margin constant; default: none, the plain "
                         "patterns); not RP14's --delta")
-    r.add_argument("--max-iter", type=int, default=None, help="budget on the paper's counter (default: the function's)")
+    r.add_argument("--max-iter", type=int, default=None, metavar="N",
+                   help="budget on the paper's counter (default: sized to the problem, as the Python functions' "
+                        "max_iter=None: the paper's bound from the certified margin, times 2, within [1000, 10^8]; "
+                        "see docs/cli.md)")
     r.add_argument("--max-epochs", type=int, default=None, metavar="N", help="PT11: budget on full passes (default: none)")
     r.add_argument("--active-sets", action="store_true", help="PT11 Sec. 4 three-level active sets")
     r.add_argument("--multiple-updates", action="store_true", help="PT11 Sec. 4 multiple updates")
@@ -404,7 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "with the linear kernel the Gram algorithms use G = Z Z^T as an operator (no n x n matrix)")
     r.add_argument("--json", action="store_true",
                    help="print the result as one JSON object (status, iterations, vectors, margins, info)")
-    r.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    r.add_argument("--quiet", action="store_true", help="no progress on stderr (by default: every 5 s after the first 3 s, "
+                                                         "the counter against the budget, the rate and an estimate)")
     r.add_argument("--no-certify", action="store_true", help="skip the certified margin (linear kernel) printed beside the result")
 
     mg = sub.add_parser("margin", help="the certified max margin of a data set (linear kernel; O(nnz + m) memory)")

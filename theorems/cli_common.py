@@ -1,5 +1,5 @@
 """What the ``margins`` subcommands share: the argument types ``positive_int`` and ``--max-bytes``,
-and the progress printer of the PT11 runs (``margins run``, ``margins validate ... --data``).
+and the progress printer of the runs (``margins run``, ``margins validate ... --data``).
 
 :mod:`theorems.cli` and the subcommands' own modules (:mod:`theorems.validate.cli`) import it; it
 imports nothing of theirs, so the console script and its subcommands import each other in one
@@ -41,12 +41,32 @@ def add_max_bytes(parser) -> None:
                              f"{reference.data.MAX_LIBSVM_BYTES} = 1 GiB; 'none': no cap)")
 
 
-class Progress:
-    """PT11 progress on stderr: after ``after`` seconds, then every ``every`` seconds: updates t,
-    epochs, and ||a_t||/t (an upper bound on gamma_d, PT11 eq. (4))."""
+def _counter(state) -> int:
+    """The paper's counter of a state: t (PT11), the total inner iterations (ISNKPVN's OuterState), k."""
+    for name in ("t", "iterations", "k"):
+        v = getattr(state, name, None)
+        if v is not None:
+            return int(v)
+    return 0
 
-    def __init__(self, name: str, after: float = 3.0, every: float = 5.0, stream=None):
-        self.name, self.after, self.every = name, after, every
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class Progress:
+    """Progress of a run on stderr, after ``after`` seconds and then every ``every`` seconds: the
+    counter against the budget ``max_iter`` (when known), the rate, the time the rest of the budget
+    would take at that rate (an upper estimate: a run may end with a claim much earlier), and for
+    PT11 the epochs and ||a_t||/t (an upper bound on gamma_d, PT11 eq. (4)).  Any algorithm's
+    states, either engine (the compiled engine reports between chunks of its kernel)."""
+
+    def __init__(self, name: str, after: float = 3.0, every: float = 5.0, stream=None, max_iter: Optional[int] = None):
+        self.name, self.after, self.every, self.max_iter = name, after, every, max_iter
         self.stream = stream if stream is not None else sys.stderr
         self.t0 = time.perf_counter()
         self.next = self.t0 + after
@@ -56,7 +76,18 @@ class Progress:
         if now < self.next:
             return
         self.next = now + self.every
-        t = int(state.t)
-        ratio = (max(float(state.ell), 0.0) ** 0.5) / t if t else float("nan")
-        print(f"[{self.name} {now - self.t0:7.1f} s] updates t = {t}, epochs = {state.epoch}, ||a_t||/t = {ratio:.6g}",
-              file=self.stream, flush=True)
+        n = _counter(state)
+        elapsed = now - self.t0
+        rate = n / elapsed if elapsed > 0 else 0.0
+        what = "updates t" if hasattr(state, "ell") else "iterations"
+        text = f"[{self.name} {elapsed:7.1f} s] {what} = {n:,}"
+        if self.max_iter:
+            text += f" of {self.max_iter:,} ({100.0 * n / self.max_iter:.1f}%)"
+        text += f", {rate:,.0f}/s"
+        if self.max_iter and rate > 0 and n < self.max_iter:
+            text += f", budget reached in <= {_duration((self.max_iter - n) / rate)}"
+        if hasattr(state, "ell"):
+            t = int(state.t)
+            ratio = (max(float(state.ell), 0.0) ** 0.5) / t if t else float("nan")
+            text += f", epochs = {state.epoch}, ||a_t||/t = {ratio:.6g}"
+        print(text, file=self.stream, flush=True)

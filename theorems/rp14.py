@@ -36,6 +36,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 import reference
+from reference import smoothed as _smoothed  # the textbook von Neumann algorithms the checks run by default:
+from reference import von_neumann as _von_neumann  # the steps of reference.nvn / snkpvn / isnkpvn, without the
+# public functions' up-front refusal of accuracies below the round-off floor (Lemma 9 reads traces at 1e-8)
 from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic
 from reference.smoothed import loss as _loss
 from reference.smoothed import smoothed_loss, smoothed_loss_q
@@ -44,6 +47,7 @@ from . import paper_bounds
 from .instances import Instance
 from .memo import code_fingerprint
 from .registry import REGISTRY, Verdict, register
+
 
 __all__ = [
     "TOL",
@@ -691,7 +695,7 @@ def check_lemma3(inst: Instance, *, algorithm=None, **_) -> Optional[Verdict]:
     ps = _simplex_samples(inst, n, 12)
     snkp = _run(inst, "snkp-trace", lambda: reference.snkp(G, trace=True, max_iter=TRACE_ITERS), False)
     ps += [np.asarray(s.p, float) for s in snkp.trace]
-    nv = (algorithm or reference.nvn)(G, 1e-3, trace=True, max_iter=TRACE_ITERS)
+    nv = (algorithm or _von_neumann.nvn)(G, 1e-3, trace=True, max_iter=TRACE_ITERS)
     ps += [np.asarray(s.p, float) for s in nv.trace]
     norms = [reference.g_norm(G, p) for p in ps]
     j = int(np.argmin(norms))
@@ -939,7 +943,7 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
 def check_nvn(inst: Instance, *, algorithm=None, epsilons=(0.1, 0.03), max_iter: int = MAX_ITER, **_) -> Optional[Verdict]:
     G = _G(inst)
     _lo, _hi, feas = _rho(inst, "G")
-    alg = algorithm or reference.nvn
+    alg = algorithm or _von_neumann.nvn
     worst, bad, info = None, None, {}
     for eps in epsilons:
         bound = 1.0 / eps**2
@@ -1016,7 +1020,7 @@ def _lemma7_qs(inst: Instance, G: np.ndarray) -> List[Tuple[np.ndarray, Optional
             raise ValueError(f"{inst.name}: known['lemma7_q'] must hold points of the simplex of length n = {n}")
         out.append((np.array([float(v) for v in qe]), qe))
     qs = _simplex_samples(inst, n, 9, salt="q")
-    res = _run(inst, "snkpvn-uniform", lambda: reference.snkpvn(G, np.full(n, 1.0 / n), 1e-6, trace=True, max_iter=60), False)
+    res = _run(inst, "snkpvn-uniform", lambda: _smoothed.snkpvn(G, np.full(n, 1.0 / n), 1e-6, trace=True, max_iter=60), False)
     qs += [np.asarray(s.p, float) for s in res.trace[::6]]
     return out + [(q, None) for q in qs]
 
@@ -1157,7 +1161,7 @@ def check_lemma8(inst: Instance, *, algorithm=None, max_iter: int = MAX_ITER, **
     mi = _budget(bound, max_iter)
     if mi is None:
         return None
-    alg = algorithm or reference.snkpvn
+    alg = algorithm or _smoothed.snkpvn
     worst, bad, info = None, None, {}
     for label, q in _random_q(inst, n):
         res = alg(G, q, lo / 2, trace=True, max_iter=mi)
@@ -1195,7 +1199,7 @@ def check_lemma9(inst: Instance, *, algorithm=None, iters: int = TRACE_ITERS, **
         return None
     G = _G(inst)
     n = G.shape[0]
-    alg = algorithm or reference.snkpvn
+    alg = algorithm or _smoothed.snkpvn
     worst, bad, info = None, None, {}
     rho_abs = abs(lo)  # the largest |rho_K| of the interval: the tightest Lemma 7 bound
     for label, q in _random_q(inst, n):
@@ -1243,7 +1247,7 @@ def check_theorem4(inst: Instance, *, algorithm=None, gamma: float = 2.0, epsilo
     eps = epsilon
     if feas and lo > 0:
         eps = min(epsilon, lo / 2)  # the feasible case of the theorem needs eps < rho_K
-    res = (algorithm or reference.isnkpvn)(G, gamma, eps, trace=True, max_iter=max_iter)
+    res = (algorithm or _smoothed.isnkpvn)(G, gamma, eps, trace=True, max_iter=max_iter)
     # float64 resolution of the seminorm: ||p||_G = sqrt(p^T G p) carries an absolute error of
     # about sqrt(n u) (u = 2^-53), so a certificate ||p||_G < delta_t with delta_t below it is
     # unreachable in float64 (the statement is about exact arithmetic): undecidable, not false.

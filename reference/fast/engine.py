@@ -51,6 +51,7 @@ from ..states import (
     ACTIVE_SET_C1_FIRST_EPOCH,
     ACTIVE_SET_N_EP,
     RULES,
+    DynamicMarginState,
     NKPState,
     NVNState,
     PerceptronState,
@@ -66,9 +67,14 @@ F64 = Arithmetic(None)
 
 CLAIMS = {0: None, 1: SEPARATOR, 2: CERTIFICATE}  # the kernels' claim codes
 
+#: With a ``progress`` callable, the kernels run in chunks of this many iterations (RP14) or of
+#: about this many updates (PT11, whole passes), and ``progress(state)`` is called between them.
+CHUNK = 100_000
+
 
 def _drive(
-    call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tuple[str, ...], declined: Optional[Callable] = None
+    call: Callable, tests: Tuple[str, ...], verify: Callable, noted: Tuple[str, ...], declined: Optional[Callable] = None,
+    max_iter: Optional[int] = None, progress: Optional[Callable] = None,
 ) -> Tuple[int, str, str, int]:
     """The textbook driver's loop (reference.result.drive) around a compiled kernel.
 
@@ -86,12 +92,26 @@ def _drive(
 
     Returns ``(k, status, message, products)``.  A kernel that claims again what was just refused
     (it did not go on) ends the run with ``"max_iter"`` and the reason.
+
+    ``call(k, resume, limit)``: ``limit`` is the kernel's budget for this call.  Without
+    ``progress`` it is ``max_iter``; with it, the run goes in chunks of :data:`CHUNK` iterations:
+    at the end of each, ``progress(k)`` is called and the kernel resumes from the state it left,
+    every exit test at k already taken -- the same steps as one call, bit for bit.
     """
     k, resume, products, unverified, noted_at = 0, 0, 0, "", -1
+
+    def limit_from(k):
+        return max_iter if progress is None or max_iter is None else min(max_iter, k + CHUNK)
+
+    limit = limit_from(0)
     while True:
-        k_new, code, used = call(k, resume)
+        k_new, code, used = call(k, resume, limit)
         products += used
         claim = CLAIMS[code]
+        if claim is None and progress is not None and max_iter is not None and limit < max_iter and k_new >= limit:
+            progress(k_new)  # the end of a chunk: go on from this state, its exit tests taken
+            k, resume, limit = k_new, len(tests), limit_from(k_new)
+            continue
         if claim is None:
             last = declined() if declined is not None else None
             if last is not None and last[0] > noted_at:
@@ -194,7 +214,7 @@ def _records(trace: bool, max_iter: int, n: int) -> np.ndarray:
 # -- RP14 Gram algorithms ------------------------------------------------------------------------
 
 
-def nkp(G, *, max_iter: int, trace: bool) -> Result:
+def nkp(G, *, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """NKP  [RP14 Alg. 3], compiled."""
     from . import rp14_kernels as K
 
@@ -204,17 +224,19 @@ def nkp(G, *, max_iter: int, trace: bool) -> Result:
     alpha, Ga = np.zeros(g.n), np.zeros(g.n)  # the state: alpha_k, G alpha_k
     declined = _Declined(g)
 
-    def call(k, resume):
+    def call(k, resume, limit):
         nonlocal alpha
-        k, alpha, separated, products = K.nkp(*g.args, max_iter, rec, alpha, Ga, declined.k, declined.v, k, resume)
+        k, alpha, separated, products = K.nkp(*g.args, limit, rec, alpha, Ga, declined.k, declined.v, k, resume)
         return k, int(separated), products
 
-    k, status, message, products = _drive(call, (SEPARATOR,), lambda claim: g.verify_separator(alpha), (SEPARATOR,), declined)
+    report = None if progress is None else (lambda k: progress(NKPState(k=k, alpha=alpha.copy())))
+    k, status, message, products = _drive(call, (SEPARATOR,), lambda claim: g.verify_separator(alpha), (SEPARATOR,), declined,
+                                          max_iter, report)
     states = tuple(NKPState(k=i, alpha=rec[i].copy()) for i in range(k + 1)) if trace else None
     return _result("nkp", status, message, k, alpha=alpha, trace=states, info={"products": int(products)})
 
 
-def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
+def nvn(G, epsilon, *, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """NVN with the primal exit  [RP14 Alg. 5, E-A6], compiled."""
     from . import rp14_kernels as K
 
@@ -226,9 +248,9 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     p, Gp = np.zeros(g.n), np.zeros(g.n)  # the state: p_k, G p_k
     declined = _Declined(g)
 
-    def call(k, resume):
+    def call(k, resume, limit):
         nonlocal p
-        k, p, code, products = K.nvn(*g.args, float(epsilon), max_iter, rec, rec_theta, p, Gp, declined.k, declined.v, k, resume)
+        k, p, code, products = K.nvn(*g.args, float(epsilon), limit, rec, rec_theta, p, Gp, declined.k, declined.v, k, resume)
         return k, code, products
 
     def verify(claim):
@@ -237,7 +259,8 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
         return g.verify_certificate(p, float(epsilon), strict=False)
 
     # the textbook's certificate exit is verified within the test: its refusal is not named
-    k, status, message, products = _drive(call, (CERTIFICATE, SEPARATOR), verify, (SEPARATOR,), declined)
+    report = None if progress is None else (lambda k: progress(NVNState(k=k, p=p.copy())))
+    k, status, message, products = _drive(call, (CERTIFICATE, SEPARATOR), verify, (SEPARATOR,), declined, max_iter, report)
     states = None
     if trace:
         states = tuple(NVNState(k=i, p=rec[i].copy(), theta=None if i == 0 else float(rec_theta[i])) for i in range(k + 1))
@@ -245,7 +268,8 @@ def nvn(G, epsilon, *, max_iter: int, trace: bool) -> Result:
     return _result("nvn", status, message, k, p=p, alpha=p if status == SEPARATOR else None, trace=states, info=info)
 
 
-def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[float], max_iter: int, trace: bool) -> Result:
+def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[float], max_iter: int, trace: bool,
+              progress: Optional[Callable] = None) -> Result:
     """SNKP (q None) or SNKPVN(q, delta) on validated arguments."""
     from . import rp14_kernels as K
 
@@ -257,9 +281,9 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     mu = 0.0
     declined = _Declined(g)  # SNKP only: SNKPVN's textbook exit verifies its separator itself
 
-    def call(k, resume):
+    def call(k, resume, limit):
         nonlocal alpha, p, mu
-        args = (*g.args, prox, qv, 0.0 if delta is None else float(delta), max_iter, rec_a, rec_p, rec_mu)
+        args = (*g.args, prox, qv, 0.0 if delta is None else float(delta), limit, rec_a, rec_p, rec_mu)
         k, alpha, p, mu, code, products = K.smoothed(*args, alpha, Ga, p, Gp, b, Gb, mu, declined.k, declined.v, k, resume)
         return k, code, products
 
@@ -270,7 +294,8 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
 
     # SNKPVN's separator exit is verified within the textbook's test: its refusal is not named
     tests, noted = ((SEPARATOR,), (SEPARATOR,)) if q is None else ((SEPARATOR, CERTIFICATE), (CERTIFICATE,))
-    k, status, message, products = _drive(call, tests, verify, noted, declined)
+    report = None if progress is None else (lambda k: progress(SmoothState(k=k, alpha=alpha.copy(), p=p.copy(), mu=float(mu))))
+    k, status, message, products = _drive(call, tests, verify, noted, declined, max_iter, report)
     states = None
     if trace:
         states = tuple(
@@ -285,21 +310,21 @@ def _smoothed(name: str, g: _Gram, q: Optional[np.ndarray], delta: Optional[floa
     return _result(name, status, message, k, alpha=alpha, p=p, trace=states, info=info)
 
 
-def snkp(G, *, max_iter: int, trace: bool) -> Result:
+def snkp(G, *, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """SNKP  [RP14 Alg. 4], compiled: one softmax and one G-product per step."""
     g = _Gram(G)
-    return _smoothed("snkp", g, None, None, _budget(max_iter), trace)
+    return _smoothed("snkp", g, None, None, _budget(max_iter), trace, progress)
 
 
-def snkpvn(G, q, delta, *, max_iter: int, trace: bool) -> Result:
+def snkpvn(G, q, delta, *, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """SNKPVN(q, delta)  [RP14 Alg. 6], compiled."""
     g = _Gram(G)
     q = check_simplex(q, g.n)
     delta = check_real("delta", delta, low=0, hint="SNKPVN's accuracy delta must be positive")
-    return _smoothed("snkpvn", g, np.asarray(q, dtype=np.float64), float(delta), _budget(max_iter), trace)
+    return _smoothed("snkpvn", g, np.asarray(q, dtype=np.float64), float(delta), _budget(max_iter), trace, progress)
 
 
-def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
+def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """ISNKPVN(gamma, epsilon)  [RP14 Alg. 7]: the textbook's outer loop
     (:func:`reference.smoothed.outer_loop`) around the compiled SNKPVN."""
     g = _Gram(G)
@@ -314,7 +339,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
 
     result = outer_loop(
         g.n, gamma, epsilon, F64, max_iter, trace, norm=g.norm, snkpvn=snkpvn, verify_separator=g.verify_separator,
-        verify_certificate=lambda p, accuracy: g.verify_certificate(p, accuracy, strict=True),
+        verify_certificate=lambda p, accuracy: g.verify_certificate(p, accuracy, strict=True), progress=progress,
     )  # fmt: skip
     message, inner = result.message, last.get("inner")
     if result.status == MAX_ITER and inner is not None and inner.status == MAX_ITER and inner.iterations < last["budget"]:
@@ -325,7 +350,7 @@ def isnkpvn(G, gamma, epsilon, *, max_iter: int, trace: bool) -> Result:
 # -- RP14 primal algorithms ----------------------------------------------------------------------
 
 
-def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
+def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """The Perceptron  [RP14 Alg. 1], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
 
@@ -338,17 +363,19 @@ def perceptron(X, y, *, rule: str, rho, max_iter: int, trace: bool) -> Result:
     rec = _records(trace, max_iter, Z.shape[1])
     w, cursor = np.zeros(Z.shape[1]), np.zeros(1, dtype=np.int64)  # the state: w_k, the next scan's start
 
-    def call(k, resume):
+    def call(k, resume, limit):
         nonlocal w
-        k, w, separated = K.perceptron(Z, rule == "most_violated", max_iter, rec, w, k, cursor, resume)
+        k, w, separated = K.perceptron(Z, rule == "most_violated", limit, rec, w, k, cursor, resume)
         return k, int(separated), 0
 
-    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
+    report = None if progress is None else (lambda k: progress(PerceptronState(k=k, w=w.copy(), start=int(cursor[0]))))
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,), None,
+                                   max_iter, report)
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
     return with_scale(_result("perceptron", status, message, k, w=w, trace=states), e)
 
 
-def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool) -> Result:
+def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: bool, progress: Optional[Callable] = None) -> Result:
     """The Normalized Perceptron  [RP14 Alg. 2], compiled (dense X), on the textbook's working points."""
     from . import rp14_kernels as K
 
@@ -359,12 +386,14 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
     rec = _records(trace, max_iter, Z.shape[1])
     w = np.zeros(Z.shape[1])  # the state: w_k
 
-    def call(k, resume):
+    def call(k, resume, limit):
         nonlocal w
-        k, w, separated = K.normalized_perceptron(Z, max_iter, rec, w, k, resume)
+        k, w, separated = K.normalized_perceptron(Z, limit, rec, w, k, resume)
         return k, int(separated), 0
 
-    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,))
+    report = None if progress is None else (lambda k: progress(PerceptronState(k=k, w=w.copy())))
+    k, status, message, _ = _drive(call, (SEPARATOR,), lambda claim: verify_separator_primal(Z_verify, w), (SEPARATOR,), None,
+                                   max_iter, report)
     states = tuple(PerceptronState(k=i, w=rec[i].copy()) for i in range(k + 1)) if trace else None
     return with_scale(_result("normalized_perceptron", status, message, k, w=w, trace=states), e)
 
@@ -372,11 +401,17 @@ def normalized_perceptron(X, y, *, normalize: bool, rho, max_iter: int, trace: b
 # -- PT11 ------------------------------------------------------------------------------------------
 
 
-def pt11(pt: PT11Run) -> Result:
+def pt11(pt: PT11Run, progress: Optional[Callable] = None) -> Result:
     """PDM / PFM / PDM-succ [PT11 box, Sec. 4, Sec. 5], compiled, on a call validated and prepared
     by :func:`reference.prepare.prepare_pt11` (as for the textbook engine): the implicit patterns
     y_k = l_k [x_k, rho, Delta e_k] of ``pt.P`` (times a power of two at extreme scales), a
-    separator verified on ``pt.P_verify``."""
+    separator verified on ``pt.P_verify``.
+
+    With ``progress``: the kernel runs whole passes in chunks of about :data:`CHUNK` updates (a
+    cap on the epochs of the call; with active sets it returns at every full pass anyway), and
+    ``progress(state)`` sees a :class:`~reference.states.DynamicMarginState` (t, a_t, ell_t,
+    theta_t, epochs, passes) between chunks: a pass boundary, where the kernel's whole state is
+    its arguments, so the steps are those of one call, bit for bit."""
     from . import pt11_kernels as K
 
     P, V, schedule = pt.P, pt.P_verify, np.asarray(pt.schedule, dtype=np.float64)
@@ -401,19 +436,40 @@ def pt11(pt: PT11Run) -> Result:
     c_sets, c1_first = np.array([float(c) for c in ACTIVE_SET_C]), float(ACTIVE_SET_C1_FIRST_EPOCH)
     n_ep = np.asarray(ACTIVE_SET_N_EP, dtype=np.int64)
 
-    def run(perm):
+    def run(perm, epochs):
         return K.run(
             data, indices, indptr, labels, q, rho, Delta, kind, schedule, pt.warmup, pt.active_sets, pt.multiple_updates,
-            c_sets, c1_first, n_ep, max_iter, max_epochs, a_x, a_r, a_D, fstate, istate, t_c, perm,
+            c_sets, c1_first, n_ep, max_iter, epochs, a_x, a_r, a_D, fstate, istate, t_c, perm,
         )  # fmt: skip
+
+    def epochs_of_chunk():
+        """The epoch cap of the next call: max_epochs, or with progress (no active sets) the passes
+        of about CHUNK updates at the rate so far (at least one)."""
+        if progress is None or pt.active_sets:
+            return max_epochs
+        epoch, t = int(istate[K.EPOCH]), int(istate[K.T])
+        per = max(1, int(CHUNK * epoch / t)) if t > 0 and epoch > 0 else 1
+        return min(max_epochs, epoch + per)
+
+    def report():
+        progress(DynamicMarginState(
+            t=int(istate[K.T]), a=np.concatenate([a_x, a_r, a_D]), ell=float(fstate[K.ELL]), theta=float(fstate[K.THETA]), k=0,
+            order=(), epoch=int(istate[K.EPOCH]), run=int(istate[K.RUN]), passes=int(istate[K.PASSES]),
+        ))  # fmt: skip
 
     rng = np.random.default_rng(pt.seed) if pt.active_sets else None
     status, unverified = None, ""
     while status is None:  # the textbook driver: a refused claim does not end the run (reference.result.drive)
         passes = int(istate[K.PASSES])
         perm = rng.permutation(m).astype(np.int64) if pt.active_sets else np.arange(m, dtype=np.int64)
-        code = run(perm)
+        cap = epochs_of_chunk()
+        code = run(perm, cap)
         if code == K.NEED_PERMUTATION:
+            if progress is not None:
+                report()
+            continue
+        if code == K.BUDGET and cap < max_epochs and istate[K.T] < max_iter and istate[K.EPOCH] < max_epochs:
+            report()  # the end of a chunk, at a pass boundary: go on
             continue
         a = np.concatenate([a_x, a_r, a_D])  # the layout of Patterns: [weights, bias, extended]
         t = int(istate[K.T])

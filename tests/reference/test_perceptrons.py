@@ -148,8 +148,10 @@ GRAM_IDS = [g[0] for g in GRAM]
     ids=lambda v: getattr(v, "__name__", str(v)),
 )
 def test_documented_default_budgets_and_trace_off(fn, budget):
+    """The public functions' max_iter defaults to None (sized: reference.budgets), falling back to
+    these budgets where no finite bound is known; trace is off by default."""
     params = inspect.signature(fn).parameters
-    assert params["max_iter"].default == budget
+    assert params["max_iter"].default is None and reference.budgets.FALLBACK[fn.__name__] == budget
     assert params["trace"].default is False
     # and a default call records no trace
     if fn in (perceptron, normalized_perceptron):
@@ -216,16 +218,16 @@ def test_fast_perceptron_records_the_trace():
         # G of the points a, -a: G alpha = (a0 - a1, a1 - a0) is never > 0
         lambda: nkp(np.array([[1.0, -1.0], [-1.0, 1.0]]), engine="fast"),
         # a_1 = e_1, a_2 = -e_1, a_3 = e_2: 0 lies on the hull's boundary, NVN's ||w_k|| decays only
-        # sublinearly (about 1/(2 sqrt(k))), far above 1e-12 within 10^5 steps; G p_k > 0 never holds
-        # (the first two entries are opposite)
-        lambda: nvn(np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), 1e-12, engine="fast"),
+        # sublinearly (about 1/(2 sqrt(k))), far above 1e-6 within 10^5 steps (the sized budget of
+        # nvn is 2/eps^2 + 2 = 2,000,002 here, so it is given); G p_k > 0 never holds
+        lambda: nvn(np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), 1e-6, engine="fast", max_iter=100_000),
     ],
     ids=["perceptron", "normalized_perceptron", "nkp", "nvn"],
 )
 def test_default_budget_of_the_rp14_algorithms_is_100_000(call):
-    """The default max_iter is 100_000 (the signatures) and the
-    textbook wrapper passes it on to the compiled engine; on data that never separate (nor certify)
-    the run stops exactly there (a default of 100001 is caught)."""
+    """On data certified not separable there is no finite bound: the default (max_iter=None) is the
+    fallback 100_000, passed on to the compiled engine; the run stops exactly there (a default of
+    100001 is caught)."""
     pytest.importorskip("numba")
     r = call()
     assert (r.status, r.iterations) == ("max_iter", 100_000)

@@ -139,7 +139,7 @@ def test_error_messages_are_exact():
 
 def test_smoothed_states_record_theta():
     # state k holds theta_{k-1} = 2/((k-1)+3) = 2/(k+2); nothing at k = 0.
-    for r in (snkp(G3, max_iter=4, trace=True), snkpvn(G3, [0.7, 0.1, 0.2], 1e-9, max_iter=4, trace=True)):
+    for r in (snkp(G3, max_iter=4, trace=True), snkpvn(G3, [0.7, 0.1, 0.2], 2e-8, max_iter=4, trace=True)):
         assert r.trace[0].theta is None
         assert [float(s.theta) for s in r.trace[1:]] == pytest.approx([2 / 3, 2 / 4, 2 / 5, 2 / 6], rel=1e-15)
 
@@ -217,10 +217,11 @@ def test_isnkpvn_certificate_is_verified_strictly():
 def test_default_budgets_bind_on_infeasible_data():
     # (mutmut's trampolines hide mutated defaults from inspect.signature, so the defaults are
     # also pinned by behaviour where that is cheap.)  TRI / G3 are infeasible: SNKP never
-    # separates and SNKPVN cannot certify 1e-12 quickly, so both use the default 10_000.
+    # separates and SNKPVN (the textbook module's, whose default is 10_000) cannot certify 1e-12.
+    # The public functions size their default budgets (tests/reference/test_budgets.py).
     TRI = np.array([[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]])
     assert (snkp(TRI).status, snkp(TRI).iterations) == ("max_iter", 10_000)
-    r = snkpvn(G3, [0.7, 0.1, 0.2], 1e-12)
+    r = reference.smoothed.snkpvn(G3, [0.7, 0.1, 0.2], 1e-12)
     assert (r.status, r.iterations) == ("max_iter", 10_000)
     # y_1 = (1), y_2 = (-1): every pattern updates in every pass (2 updates per epoch).  No
     # epoch cap by default: max_iter alone stops the run (after 10_001 epochs here, past the
@@ -463,9 +464,9 @@ def test_isnkpvn_antipodal_points_finish_quickly():
     X = np.random.default_rng(0).standard_normal((20, 3))
     G = ref.gram(np.vstack([X, -X]), np.ones(40))
     t0 = time.perf_counter()
-    res = ref.isnkpvn(G, gamma=1.0001, epsilon=1e-9, max_iter=2000)
+    res = ref.isnkpvn(G, gamma=1.0001, epsilon=2e-8, max_iter=2000)
     assert time.perf_counter() - t0 < 20
-    assert res.info["T"] <= 2000 and verify_exact(res, G, accuracy=1e-9) == ""
+    assert res.info["T"] <= 2000 and verify_exact(res, G, accuracy=2e-8) == ""
 
 
 def test_snkp_hand_first_step():
@@ -534,7 +535,7 @@ def test_snkp_lemmas_4_5_and_snkpvn_lemma8_gap(seed, n):
         assert Lmu <= -gnorm(G, s.p) ** 2 / 2 + 1e-12
         assert Lmu >= loss(G, s.alpha, ar) - s.mu * math.log(n) - 1e-12
     q = np.random.RandomState(seed).dirichlet(np.ones(n))
-    for s in snkpvn(G, q, 1e-9, max_iter=30, trace=True).trace:
+    for s in snkpvn(G, q, 2e-8, max_iter=30, trace=True).trace:
         Lq = smoothed_loss_q(G, s.alpha, s.mu, q, ar)
         assert Lq <= -gnorm(G, s.p) ** 2 / 2 + 1e-12
         assert Lq >= loss(G, s.alpha, ar) - s.mu - 1e-12

@@ -59,3 +59,23 @@ def _pt11_same(a, b):
     _same(a, b)
     for key in ("t_c", "ell", "theta", "epochs", "passes"):
         assert b.info[key] == a.info[key], key
+
+
+def unguarded(name: str):
+    """``reference.<name>`` (nvn, snkpvn, isnkpvn) without the public function's refusal of an
+    accuracy below the round-off floor of ||p||_G (reference.budgets): the textbook module's
+    function, or the compiled engine's with ``engine="fast"`` -- for tests of what the engines do
+    below that floor (claims refused within round-off, exact cancellations)."""
+    from reference import smoothed, von_neumann
+
+    textbook = getattr(von_neumann if name == "nvn" else smoothed, name)
+
+    def call(*args, engine="textbook", max_iter=100_000, trace=False, **kw):
+        if engine == "fast":
+            from reference.fast import engine as compiled
+
+            return getattr(compiled, name)(*args, max_iter=max_iter, trace=trace, **kw)
+        return textbook(*args, max_iter=max_iter, trace=trace, **kw)
+
+    call.__name__ = name
+    return call

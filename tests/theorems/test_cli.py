@@ -228,9 +228,61 @@ def test_run_budgets_default_to_the_python_functions(monkeypatch, libsvm):
     real = ref.snkp
     monkeypatch.setattr(ref, "snkp", lambda G, **kw: seen.update(kw) or real(G, **kw))
     assert cli.main(["run", "snkp", "--data", libsvm, "--json"]) == 0
-    assert "max_iter" not in seen  # snkp's own default (10_000), not a CLI constant
+    X, y = ref.load_data(libsvm)
+    # the Python function's default (max_iter=None), sized by the same function, not a CLI constant
+    assert seen["max_iter"] == ref.budgets.default_budget("snkp", ref.gram(X, y)).max_iter
     assert cli.main(["run", "snkp", "--data", libsvm, "--max-iter", "7", "--json"]) == 0
     assert seen["max_iter"] == 7
+
+
+def _separable_file(tmp_path):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 5))
+    s = X @ np.arange(1.0, 6.0)
+    keep = np.abs(s) > 0.05
+    path = tmp_path / "sep.npz"
+    np.savez(path, X=X[keep], y=np.where(s[keep] > 0, 1.0, -1.0))
+    return str(path)
+
+
+def test_run_at_its_budget_on_separable_data_says_so_and_how_far(tmp_path, capsys):
+    """PDM stopped at --max-iter 50 on data certified separable: the meaning line says the data are
+    separable and a larger budget gives a separator (main said "this is also what non-separable data
+    give" beside a positive certified margin), and a 'how far' line gives ||a_t||/t against gamma_d."""
+    assert cli.main(["run", "pdm", "--data", _separable_file(tmp_path), "--epsilon", "0.01", "--max-iter", "50", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    meaning = next(l for l in out.splitlines() if l.strip().startswith("meaning:"))
+    assert "The data are separable (certified margin > 0" in meaning and "non-separable" not in meaning
+    how_far = next(l for l in out.splitlines() if l.strip().startswith("how far:"))
+    assert "||a_t||/t = " in how_far and "against the certified gamma_d >= " in how_far
+    assert "budget: 50 (given (--max-iter))" in out
+
+
+def test_run_on_data_not_separable_says_no_budget_helps(tmp_path, capsys):
+    path = tmp_path / "xor.npz"
+    np.savez(path, X=np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]), y=np.array([1.0, 1.0, -1.0, -1.0]))
+    assert cli.main(["run", "pdm", "--data", str(path), "--epsilon", "0.1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "certified NOT separable (below): no budget gives this algorithm a claim" in out
+    assert f"budget: {ref.budgets.FALLBACK['pdm']:,} (the fallback; no update bound" in out
+
+
+@pytest.mark.parametrize("engine", ["textbook", "fast"])
+def test_run_reports_progress_on_stderr_in_both_engines(tmp_path, capsys, monkeypatch, engine):
+    """Progress lines on stderr with the budget, the rate and an estimate, in both engines (main: the
+    textbook PT11 runs only, and without the budget)."""
+    if engine == "fast":
+        pytest.importorskip("numba")
+        from reference.fast import engine as compiled
+
+        monkeypatch.setattr(compiled, "CHUNK", 5)
+    from theorems import cli_common
+
+    real = cli_common.Progress.__init__
+    monkeypatch.setattr(cli_common.Progress, "__init__", lambda self, *a, **kw: real(self, *a, **{**kw, "after": 0.0, "every": 0.0}))
+    assert cli.main(["run", "snkp", "--data", _separable_file(tmp_path), "--max-iter", "60", "--engine", engine]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(l.startswith("[snkp ") and " of 60 (" in l and "/s" in l for l in err), err
 
 
 def test_check_outcome_expects_refuted_statements_to_fail_exactly():

@@ -22,6 +22,22 @@ def test_progress_lines_on_stderr():
                          for l in lines)
 
 
+@pytest.mark.parametrize("engine", ["textbook", "fast"])
+def test_progress_shows_the_budget_rate_and_estimate(engine, monkeypatch):
+    """Any algorithm, either engine: the counter against max_iter, the rate, the time left at most."""
+    if engine == "fast":
+        pytest.importorskip("numba")
+        from reference.fast import engine as compiled
+
+        monkeypatch.setattr(compiled, "CHUNK", 10)
+    buf = io.StringIO()
+    G = ref.gram(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), np.ones(3))  # never separates
+    ref.nkp(G, max_iter=100, engine=engine, progress=Progress("nkp", after=0.0, every=0.0, stream=buf, max_iter=100))
+    lines = buf.getvalue().splitlines()
+    assert lines and all(l.startswith("[nkp ") and "iterations = " in l and " of 100 (" in l and "/s" in l for l in lines)
+    assert any("budget reached in <= " in l for l in lines)
+
+
 def test_progress_is_silent_before_its_first_report():
     buf = io.StringIO()
     ref.pdm(np.array([[1.0, 2.0], [-1.0, 0.5]]), [1, -1], 0.5, progress=Progress("pdm", after=3600.0, stream=buf))

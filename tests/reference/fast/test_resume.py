@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import reference
 from reference.fast import rp14_kernels
+from tests.support.fast import unguarded
 
 
 RTOL, ATOL = 1e-9, 1e-12  # the harness's: iterates of the two engines differ by summation order only
@@ -253,11 +254,12 @@ def test_isnkpvn_refused_guard_certificate_goes_on_to_the_textbook_certificate()
     guard claims q_21 with ||q||_G = 1.4e-8, not < 1e-12: refused; both engines go on to a
     verified certificate after 33 outer loops, 99 iterations."""
     G = reference.gram(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), np.ones(3))
-    a, b = _both(reference.isnkpvn, G, 2.0, 1e-12)
+    isnkpvn = unguarded("isnkpvn")  # 1e-12 is below the round-off floor, which the public function refuses
+    a, b = _both(isnkpvn, G, 2.0, 1e-12)
     _assert_same(a, b, bitwise=True)
     assert (b.status, b.iterations, b.info["T"]) == (reference.CERTIFICATE, 99, 33)
     assert a.info["deltas"] == b.info["deltas"] and a.info["inner_iterations"] == b.info["inner_iterations"]
-    short_a, short_b = _both(reference.isnkpvn, G, 2.0, 1e-12, max_iter=64)  # the refusal is named
+    short_a, short_b = _both(isnkpvn, G, 2.0, 1e-12, max_iter=64)  # the refusal is named
     _assert_same(short_a, short_b, bitwise=True)
     note = "the last claim (certificate, iteration 63) was not verified: ||p||_G = 1.424e-08 is not < 1.000e-12"
     assert note in short_b.message
@@ -375,7 +377,9 @@ def test_sub_roundoff_certificates_verify_in_both_engines(name, X, y):
     in exact rational arithmetic (reference.verify_exact)."""
     G = reference.gram(np.array(X), np.array(y))
     args = (1e-12,) if name == "nvn" else (2.0, 1e-12)
-    a, b = _both(getattr(reference, name), G, *args, max_iter=200)
+    a, b = _both(unguarded(name), G, *args, max_iter=200)  # the engines' own functions: the public ones refuse
+    with pytest.raises(ValueError, match="below the round-off floor"):  # 1e-12 up front
+        getattr(reference, name)(G, *args, max_iter=200)
     for r in (a, b):
         assert r.status in (reference.CERTIFICATE, reference.MAX_ITER), (r.engine, r.status, r.message)
         assert r.iterations == 200 if r.status == reference.MAX_ITER else r.iterations <= 200, (r.engine, r.iterations)
@@ -412,7 +416,7 @@ def test_rp14_primal_at_extreme_scales_runs_on_the_textbook_points(fn, opts, sca
     [
         (_TWO, reference.nkp, (), 38),
         (_TWO, reference.snkp, (), 200),
-        (_TWO, reference.nvn, (1e-12,), 200),
+        (_TWO, unguarded("nvn"), (1e-12,), 200),
         (_THREE, reference.nkp, (), 27),
         pytest.param(_THREE, reference.snkp, (), 199, marks=pytest.mark.xfail(
             strict=True, reason="at k = 199, (G alpha)_0 = 1.1e-16 computed by numpy, <= 0 by the kernel's summation order")),

@@ -12,7 +12,7 @@ import reference
 from reference.arithmetic import g_norm
 from reference.exact import verify_exact
 from reference.fast import rp14_kernels
-from tests.support.fast import FLOAT64, _both, _infeasible, _infeasible_primal, _planted_3, _same
+from tests.support.fast import FLOAT64, _both, _infeasible, _infeasible_primal, _planted_3, _same, unguarded
 from tests.support.numba import needs_numba
 
 
@@ -100,7 +100,8 @@ def test_isnkpvn_halts_only_when_delta_t_is_below_epsilon():
 
 def test_nvn_trace_is_the_textbook_states():
     G = _infeasible()
-    slow, fast = reference.nvn(G, 1e-9, max_iter=20, trace=True), reference.nvn(G, 1e-9, max_iter=20, trace=True, engine="fast")
+    nvn = unguarded("nvn")  # epsilon = 1e-9, below the round-off floor: no certificate within 20 steps
+    slow, fast = nvn(G, 1e-9, max_iter=20, trace=True), nvn(G, 1e-9, max_iter=20, trace=True, engine="fast")
     assert len(fast.trace) == fast.iterations + 1 == len(slow.trace) == 21
     assert fast.trace[0].theta is None and np.array_equal(fast.trace[0].p, np.full(10, 0.1))
     for i, (a, b) in enumerate(zip(slow.trace[1:], fast.trace[1:]), start=1):
@@ -188,8 +189,8 @@ def test_isnkpvn_unverifiable_guard_certificate_is_refused():
     c = -1.0 + 2.0**-47
     G = np.array([[1.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, c], [0.0, 0.0, c, 1.0]])
     for eps in (2.0**-25, 1e-300):
-        r = reference.isnkpvn(G, 2.0, eps, max_iter=40, engine="fast")
-        slow = reference.isnkpvn(G, 2.0, eps, max_iter=40)
+        r = unguarded("isnkpvn")(G, 2.0, eps, max_iter=40, engine="fast")  # (below the round-off floor, which
+        slow = unguarded("isnkpvn")(G, 2.0, eps, max_iter=40)  # the public function refuses up front)
         assert (r.status, r.iterations) == (reference.MAX_ITER, 40), eps
         assert r.message.startswith("budget exhausted after 40 iterations; the last claim (certificate, iteration 0) was not verified: ||p||_G"), r.message
         assert (slow.status, slow.iterations, slow.message) == (r.status, r.iterations, r.message), eps
