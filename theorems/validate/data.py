@@ -43,6 +43,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 import reference
+from reference.budgets import default_budget
 from reference.result import verify_separator_patterns
 
 from .. import paper_bounds
@@ -53,9 +54,6 @@ __all__ = ["DATA_ALGORITHMS", "DataCheck", "DataReport", "validate_on_data", "va
 DATA_ALGORITHMS = {"pdm": "epsilon", "pdm_succ": "epsilon", "pfm": "beta"}
 #: Relative allowance for round-off when comparing margins computed in float64.
 MARGIN_RTOL = 1e-9
-#: Default budget of updates handed to the implementation.
-DEFAULT_MAX_ITER = 10_000_000
-
 
 @dataclass(frozen=True)
 class DataCheck:
@@ -214,7 +212,8 @@ def validate_on_data(
     X, y : the data, as :func:`reference.load_libsvm` returns them (CSR) or dense.
     rho, Delta : the patterns y_k = l_k [x_k, rho, Delta e_k].
     epsilons : accuracies (PDM, PDM-succ) or beta values (PFM) to run.
-    max_iter : budget handed to ``fn``; default DEFAULT_MAX_ITER on separable data.  On data
+    max_iter : budget handed to ``fn``; default: the reference's own default for this accuracy
+        (:func:`reference.budgets.default_budget`, sized from the certified margin).  On data
         certified NOT separable (no Delta) PT11's algorithms cannot converge, so a budget must be
         given explicitly (or pass Delta).
 
@@ -234,16 +233,17 @@ def validate_on_data(
         if M.separable is False:
             raise ValueError("the data are certified NOT separable (Gordan): PT11's algorithms cannot converge on them; "
                              "pass Delta (the extended space of PT11 Sec. 5) or an explicit max_iter")
-        max_iter = DEFAULT_MAX_ITER
     R = M.R
     for acc in epsilons:
         reference.data.check_real(DATA_ALGORITHMS[algorithm], acc, low=0, low_open=algorithm != "pfm", high=1 if algorithm != "pfm" else None)
+        # the budget the reference itself would take: sized from the certified margin (reference.budgets)
+        budget = max_iter if max_iter is not None else default_budget(algorithm, (X, y), acc, margin=M, rho=rho, Delta=Delta).max_iter
         try:
-            ans = fn(X, y, acc, rho=rho, Delta=Delta, max_iter=max_iter, **(kwargs or {}))
+            ans = fn(X, y, acc, rho=rho, Delta=Delta, max_iter=budget, **(kwargs or {}))
         except Exception as exc:  # the implementation's own failure is a contract failure
             report.checks.append(DataCheck("answer.contract", False, f"the call raised {type(exc).__name__}: {exc}", acc))
             continue
-        report.checks.extend(_checks_one(algorithm, float(acc), ans, P, M, R, max_iter))
+        report.checks.extend(_checks_one(algorithm, float(acc), ans, P, M, R, budget))
     return report
 
 
@@ -338,6 +338,8 @@ def validate_data_answers(path, data_dir=None) -> List[DataReport]:
             margins[key] = (reference.make_patterns(X, y, rho=rho, Delta=Delta), reference.margin_from_data(X, y, rho=rho, Delta=Delta))
         P, M = margins[key]
         rep = DataReport(algorithm=alg, margin=M)
-        rep.checks.extend(_checks_one(alg, float(acc), ans, P, M, M.R, int(ans.get("max_iter", DEFAULT_MAX_ITER))))
+        budget = ans.get("max_iter")  # absent: the reference's own default for this accuracy
+        budget = int(budget) if budget is not None else default_budget(alg, (X, y), acc, margin=M, rho=rho, Delta=Delta).max_iter
+        rep.checks.extend(_checks_one(alg, float(acc), ans, P, M, M.R, budget))
         reports.append(rep)
     return reports

@@ -240,3 +240,22 @@ def test_cli_on_data_says_what_it_runs_and_reports_progress(tmp_path, capsys, mo
     assert cli.main(["validate", "pdm", f"{mod}:good", "--data", data, "--Delta", "1", "--epsilon", "0.1"]) == 0
     (line,) = capsys.readouterr().err.splitlines()
     assert f"calling {mod}:good(" in line and "engine" not in line
+
+
+def test_the_default_budget_on_data_is_the_references_own_per_accuracy():
+    """Without max_iter, each accuracy's run is handed the budget the reference's pdm takes by
+    default (sized from the certified margin, reference.budgets), not one fixed number; and the
+    reference run at that budget converges."""
+    X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-3.0, -1.0], [0.5, 2.0]])
+    y = np.array([1, 1, -1, -1, 1])
+    seen = []
+
+    def recording_pdm(X, y, eps, *, rho=1.0, Delta=None, max_iter):
+        seen.append(max_iter)
+        return ref.pdm(X, y, eps, rho=rho, Delta=Delta, max_iter=max_iter)
+
+    report = validate_on_data("pdm", recording_pdm, X, y, epsilons=(0.5, 0.01))
+    M = ref.margin_from_data(X, y, rho=1.0)
+    want = [ref.budgets.default_budget("pdm", (X, y), e, margin=M, rho=1.0).max_iter for e in (0.5, 0.01)]
+    assert seen == want and seen[0] < seen[1], (seen, want)
+    assert report.conforms, report.format()
