@@ -45,9 +45,14 @@ def main(argv):
         sys.exit(__doc__)
     table, args = argv[0], argv[1:]
     import mutmut.configuration
-    from mutmut.__main__ import cli
 
     mutmut.configuration._config_reader = lambda: reader(table)
+    mutmut.configuration.reset_config()  # importing mutmut's command line reads the configuration
+    from mutmut.__main__ import cli
+
+    want = [os.path.normpath(p) for p in reader(table)("source_paths", [])]
+    if [os.path.normpath(p) for p in mutmut.configuration.config().source_paths] != want:
+        sys.exit(f"mutmut did not take [tool.mutmut-{table}] (this works with mutmut 3.8.1)")
     claim_mutants_dir(table)
     cli(args, prog_name="mutmut")
 
