@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,3 +120,15 @@ def test_json_files_are_strict_json_with_a_final_newline(tmp_path):
     assert read_json(p) == {"é": "é"}
     assert from_number(None) is None and from_number("-inf") == -math.inf and math.isnan(from_number("nan"))
     assert from_number("1e-3") == 1e-3 and from_number(2) == 2.0 and isinstance(from_number(2), float)
+
+
+def test_json_files_are_read_as_utf8_whatever_the_locale(tmp_path):
+    """Case documents are UTF-8 JSON: read_json reads one written by another program (non-ASCII
+    text included) under an ASCII locale too."""
+    p = tmp_path / "answers.json"
+    p.write_bytes('{"implementation": "solveur \u00e9t\u00e9"}'.encode("utf-8"))
+    env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONIOENCODING="utf-8")
+    code = "import sys; from theorems.validate.schema import read_json; print(read_json(sys.argv[1])['implementation'])"
+    out = subprocess.run([sys.executable, "-c", code, str(p)], env=env, capture_output=True, text=True, encoding="utf-8")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "solveur \u00e9t\u00e9"
