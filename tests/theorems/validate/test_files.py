@@ -1,6 +1,8 @@
 """Tests of theorems/validate/test_files.py."""
 
+import functools
 import json
+from pathlib import Path
 
 import pytest
 
@@ -26,9 +28,14 @@ def test_partial_answers_fail_unless_a_subset_is_asked_for(tmp_path, capsys):
     assert cli.main(["validate", "--answers", str(path), "--subset"]) == 0
 
 
+@functools.lru_cache(maxsize=None)
+def _reference_answers(directory, algorithm):
+    return write_answers(Path(directory) / f"{algorithm}.json", getattr(reference, algorithm), algorithm).read_text()
+
+
 def _answers(tmp_path, *algorithms, name="answers.json", **extra):
     """The reference's answers to the corpus of each algorithm, in one answers document."""
-    docs = [json.loads(write_answers(tmp_path / f"{a}.json", getattr(reference, a), a).read_text()) for a in algorithms]
+    docs = [json.loads(_reference_answers(str(tmp_path.parent), a)) for a in algorithms]
     doc = {**docs[0], "answers": [x for d in docs for x in d["answers"]], **extra}
     path = tmp_path / name
     path.write_text(json.dumps(doc))
@@ -136,7 +143,7 @@ def test_numbers_may_be_written_as_strings_and_traces_are_checked(tmp_path):
     """The case format's numbers may be strings ('inf', '1e-3'); an answer's "trace" holds the
     iterates the per-iterate checks judge."""
     d = tmp_path / "cases"
-    export_cases(d, ["snkp"])
+    write_corpus(d, "snkp", _few("snkp"))
     path = write_answers(tmp_path / "a.json", reference.snkp, "snkp", d, trace=True)
     doc = json.loads(path.read_text())
     a = next(x for x in doc["answers"] if x["status"] == "separator" and len(x.get("trace", ())) >= 3)
@@ -196,6 +203,11 @@ def test_a_count_above_the_budget_fails_the_claim(tmp_path):
     assert "above the budget max_iter" in r.failing["claim.max_iter"][0][1]
 
 
+def _few(algorithm):
+    """A few cases of the corpus of ``algorithm``: short runs, separators with several iterates among them."""
+    return [c for c in corpus(algorithm) if c.max_iter <= 100 and c.n <= 9][:12]
+
+
 def _trace_doc(tmp_path, *algorithms, cases_dir=None):
     """The reference's traces on the corpus of each algorithm, as a trace document."""
     traces = []
@@ -209,10 +221,13 @@ def test_trace_documents_are_checked_iterate_by_iterate(tmp_path):
     """validate_trace: one report per algorithm traced (named by the file), every trace a case; a
     trace with an iterate that breaks an invariant fails invariant.trace on that case and shows
     it; a trace of a case the corpus does not have fails the contract."""
-    doc = _trace_doc(tmp_path, "nvn", "snkp")
+    d = tmp_path / "cases"
+    for a in ("nvn", "snkp"):
+        write_corpus(d, a, _few(a))
+    doc = _trace_doc(tmp_path, "nvn", "snkp", cases_dir=d)
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(doc))
-    reports = validate_trace(path)
+    reports = validate_trace(path, d)
     n = {a: sum(t["case_id"].startswith(a + "/") for t in doc["traces"]) for a in ("nvn", "snkp")}
     assert [(r.algorithm, r.cases, r.conforms, r.minimal, r.implementation) for r in reports] == [
         ("nvn", n["nvn"], True, None, str(path)), ("snkp", n["snkp"], True, None, str(path))]
@@ -221,7 +236,7 @@ def test_trace_documents_are_checked_iterate_by_iterate(tmp_path):
     bad["iterates"][2]["alpha"] = [2.0] + [0.0] * (len(bad["iterates"][2]["alpha"]) - 1)  # off the simplex
     doc["traces"].append({"case_id": "nvn/no-such-case", "iterates": []})
     path.write_text(json.dumps(doc))
-    nvn, snkp = validate_trace(path)
+    nvn, snkp = validate_trace(path, d)
     assert not snkp.conforms and snkp.failed_checks == ["invariant.trace"] and snkp.cases == n["snkp"]
     assert [(f.check, f.case_id) for f in snkp.failures] == [("invariant.trace", bad["case_id"])]
     assert snkp.minimal is snkp.failures[0] and "has a negative entry" not in snkp.minimal.message
@@ -235,11 +250,11 @@ def test_traces_against_an_exported_corpus(tmp_path):
     """validate_trace reads the cases from ``cases_dir`` when given (an algorithm without its
     corpus file there is a ValueError)."""
     d = tmp_path / "cases"
-    export_cases(d, ["snkp"])
+    write_corpus(d, "snkp", _few("snkp"))
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(_trace_doc(tmp_path, "snkp", cases_dir=d)))
     (r,) = validate_trace(path, d)
     assert r.conforms and r.cases > 0
-    path.write_text(json.dumps(_trace_doc(tmp_path, "nvn")))
+    path.write_text(json.dumps({"schema_version": 1, "kind": "trace", "traces": [{"case_id": corpus("nvn")[0].case_id, "iterates": []}]}))
     with pytest.raises(ValueError, match="nvn.json does not exist"):
         validate_trace(path, d)
