@@ -78,12 +78,13 @@ def test_answers_are_judged_case_by_case_and_the_smallest_failure_is_shown(tmp_p
 
 
 def test_an_unknown_case_id_fails_the_contract(tmp_path):
-    """An answer to a case the corpus does not have is a contract failure naming the id."""
+    """An answer to a case the corpus does not have is a contract failure naming the id; the
+    other answers are judged as usual."""
     path, doc = _answers(tmp_path, "nvn")
-    doc["answers"].append({"case_id": "nvn/no-such-case", "status": "max_iter", "iterations": 0})
+    doc["answers"].insert(0, {"case_id": "nvn/no-such-case", "status": "max_iter", "iterations": 0})
     path.write_text(json.dumps(doc))
     (r,) = validate_answers(path)
-    assert not r.conforms and r.failed_checks == ["answer.contract"]
+    assert not r.conforms and r.failed_checks == ["answer.contract"] and r.cases == len(corpus("nvn"))  # the others still judged
     assert r.failing["answer.contract"] == [("nvn/no-such-case", "unknown case id 'nvn/no-such-case'")]
     assert [(f.check, f.case_id, f.message) for f in r.failures] == [
         ("answer.contract", "nvn/no-such-case", "unknown case id 'nvn/no-such-case'")]
@@ -258,3 +259,32 @@ def test_traces_against_an_exported_corpus(tmp_path):
     path.write_text(json.dumps({"schema_version": 1, "kind": "trace", "traces": [{"case_id": corpus("nvn")[0].case_id, "iterates": []}]}))
     with pytest.raises(ValueError, match="nvn.json does not exist"):
         validate_trace(path, d)
+
+
+def test_strict_holds_a_trace_to_the_references_iterates(tmp_path):
+    """``strict``: layer 3 compares an answer's trace with the reference's, iterate by iterate --
+    an NVN trace with one iterate replaced by another point of the simplex keeps every invariant
+    of layer 2 but is not the reference's."""
+    doc = json.loads(write_answers(tmp_path / "a.json", reference.nvn, "nvn", trace=True).read_text())
+    a = next(a for a in doc["answers"] if a["case_id"] == "nvn/infeasible(random,d=3,n=6,seed=5)")
+    a["trace"][1]["p"] = a["trace"][1]["p"][::-1]
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(dict(doc, answers=[a])))
+    (r,) = validate_answers(path, subset=True)
+    assert r.conforms, r.format()
+    (r,) = validate_answers(path, subset=True, strict=True)
+    assert not r.conforms and r.failed_checks == ["strict.trajectory"]
+
+
+def test_only_an_answers_document_is_read_as_answers(tmp_path):
+    """A corpus (or trace) document given as answers is refused, the message naming the file."""
+    d = tmp_path / "cases"
+    export_cases(d, ["nvn"])
+    with pytest.raises(ValueError, match=f"^{d / 'nvn.json'}: expected a 'answers' document, got kind='corpus'$"):
+        validate_answers(d / "nvn.json")
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"schema_version": 1, "kind": "trace", "traces": []}))
+    with pytest.raises(ValueError, match=f"^{p}: expected a 'answers' document, got kind='trace'$"):
+        validate_answers(p)
+    with pytest.raises(ValueError, match=f"^{d / 'nvn.json'}: expected a 'trace' document, got kind='corpus'$"):
+        validate_trace(d / "nvn.json")
