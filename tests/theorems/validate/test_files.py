@@ -288,3 +288,43 @@ def test_only_an_answers_document_is_read_as_answers(tmp_path):
         validate_answers(p)
     with pytest.raises(ValueError, match=f"^{d / 'nvn.json'}: expected a 'trace' document, got kind='corpus'$"):
         validate_trace(d / "nvn.json")
+
+
+def test_export_cases_writes_every_algorithm_by_default(tmp_path, monkeypatch):
+    """export_cases without algorithms: one corpus file for each of the ten, and the schema."""
+    from theorems.validate import files
+    from theorems.validate.case import ALGORITHMS
+
+    monkeypatch.setattr(files, "corpus", lambda alg: [])  # the files, not the cases, are the point here
+    assert export_cases(tmp_path) == [tmp_path / f"{a}.json" for a in ALGORITHMS] + [tmp_path / "case_schema.json"]
+    assert all(json.loads((tmp_path / f"{a}.json").read_text())["algorithm"] == a for a in ALGORITHMS)
+
+
+def test_a_cases_directory_holds_corpus_documents(tmp_path):
+    """A file of ``cases_dir`` that is not a corpus document is refused, naming the file."""
+    d = tmp_path / "cases"
+    d.mkdir()
+    (d / "nvn.json").write_text(_reference_answers(str(tmp_path.parent), "nvn"))
+    path, _ = _answers(tmp_path, "nvn")
+    with pytest.raises(ValueError, match=f"^{d / 'nvn.json'}: expected a 'corpus' document, got kind='answers'$"):
+        validate_answers(path, d)
+
+
+def _picky(X, y, *, max_iter=100, trace=False):
+    """A Perceptron that takes no rule, fails on one-point data and always returns its trace."""
+    if len(y) == 1:
+        raise RuntimeError("needs two points")
+    return reference.perceptron(X, y, max_iter=max_iter, trace=True)
+
+
+def test_write_answers_writes_what_the_callable_answered(tmp_path):
+    """write_answers: one answer per case the callable answered -- not the cases it failed on,
+    nor those it cannot take (a rule it has no argument for) -- traces only when asked for, and
+    the callable's name as the implementation."""
+    doc = json.loads(write_answers(tmp_path / "a.json", _picky, "perceptron").read_text())
+    cases = {c.case_id: c for c in corpus("perceptron")}
+    assert doc["implementation"] == "tests.theorems.validate.test_files:_picky"
+    assert [a["case_id"] for a in doc["answers"]] == [cid for cid, c in cases.items() if c.n > 1 and "rule" not in c.args]
+    assert all("trace" not in a and set(a) == {"case_id", "status", "iterations", "alpha", "w", "p"} for a in doc["answers"])
+    doc = json.loads(write_answers(tmp_path / "a.json", _picky, "perceptron", trace=True).read_text())
+    assert all(a["trace"] and "w" in a["trace"][-1] for a in doc["answers"])
