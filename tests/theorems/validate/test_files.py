@@ -88,6 +88,8 @@ def test_an_unknown_case_id_fails_the_contract(tmp_path):
     assert r.failing["answer.contract"] == [("nvn/no-such-case", "unknown case id 'nvn/no-such-case'")]
     assert [(f.check, f.case_id, f.message) for f in r.failures] == [
         ("answer.contract", "nvn/no-such-case", "unknown case id 'nvn/no-such-case'")]
+    f = r.failures[0].as_dict()  # no instance to show: empty records, never the minimal one while another has an instance
+    assert (f["instance"], f["arguments"], f["reference"], f["implementation"]) == ({}, {}, {}, {})
 
 
 def test_answers_documents_that_cannot_be_judged_are_refused(tmp_path):
@@ -121,6 +123,8 @@ def test_flags_skipped_and_subsets_are_stated(tmp_path):
     assert not r.conforms and sorted(cid for cid, _ in r.failing["answer.contract"]) == sorted(n1) and r.cases == len(cases)
     assert r.failures[0].message == (f"{len(n1)} of {len(cases)} cases not answered: every case of the corpus needs an answer "
                                      "(check a subset explicitly with --subset)") and r.failures[0].case_id == n1[0]
+    f = r.failures[0].as_dict()
+    assert (f["instance"], f["arguments"], f["reference"], f["implementation"]) == ({}, {}, {}, {})
     (r,) = validate_answers(path, subset=True)
     assert r.conforms and r.notes == [f"--subset: {len(n1)} of {len(cases)} corpus cases not answered and not checked, e.g. {n1[0]}"]
 
@@ -328,3 +332,24 @@ def test_write_answers_writes_what_the_callable_answered(tmp_path):
     assert all("trace" not in a and set(a) == {"case_id", "status", "iterations", "alpha", "w", "p"} for a in doc["answers"])
     doc = json.loads(write_answers(tmp_path / "a.json", _picky, "perceptron", trace=True).read_text())
     assert all(a["trace"] and "w" in a["trace"][-1] for a in doc["answers"])
+
+
+def test_the_minimal_failure_is_the_one_with_the_fewest_numbers(tmp_path):
+    """Of the failing cases, the report shows the one whose X has the fewest entries (n d), the
+    case id breaking ties; the report says how long the check took."""
+    path, doc = _answers(tmp_path, "nvn")
+    by_id = {a["case_id"]: a for a in doc["answers"]}
+    A, B, C = "nvn/deg:d1,feasible", "nvn/deg:antipodal,opposite-labels", "nvn/infeasible(random,d=1,n=8,seed=3)"  # X: 3x1, 2x2, 8x1
+
+    def judged(give_up, contract):
+        d = json.loads(json.dumps(doc))
+        ans = {a["case_id"]: a for a in d["answers"]}
+        ans[give_up]["status"], ans[give_up]["iterations"] = "max_iter", 0  # gives up without a claim
+        ans[contract]["p"] = by_id[contract]["p"] + [0.0]  # a vector of the wrong length
+        path.write_text(json.dumps(d))
+        (r,) = validate_answers(path)
+        assert {f.case_id for f in r.failures} == {give_up, contract} and 0 < r.seconds < 600
+        return r.minimal.case_id
+
+    assert judged(A, B) == A  # 3 < 4 entries
+    assert judged(C, B) == B  # 4 < 8 entries
