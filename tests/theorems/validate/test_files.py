@@ -51,7 +51,7 @@ def test_one_report_per_algorithm_answered_named_by_the_implementation(tmp_path)
     assert [r.algorithm for r in reports] == ["nvn", "perceptron"]
     assert all(r.conforms and r.failures == [] and r.minimal is None and not r.strict for r in reports)
     assert [r.cases for r in reports] == [len(corpus("nvn")), len(corpus("perceptron"))]
-    assert all(r.implementation == "my-solver 1.0" and r.seconds > 0 for r in reports)
+    assert all(r.implementation == "my-solver 1.0" and 0 < r.seconds < 600 for r in reports)
     assert reports[0].summary().startswith(f"my-solver 1.0 conforms to reference.nvn: {len(corpus('nvn'))} cases")
     del doc["implementation"]
     path.write_text(json.dumps(doc))
@@ -236,7 +236,7 @@ def test_trace_documents_are_checked_iterate_by_iterate(tmp_path):
     n = {a: sum(t["case_id"].startswith(a + "/") for t in doc["traces"]) for a in ("nvn", "snkp")}
     assert [(r.algorithm, r.cases, r.conforms, r.minimal, r.implementation) for r in reports] == [
         ("nvn", n["nvn"], True, None, str(path)), ("snkp", n["snkp"], True, None, str(path))]
-    assert all(r.seconds > 0 and r.counts["invariant.trace"] == {"pass": r.cases} for r in reports)
+    assert all(0 < r.seconds < 600 and r.counts["invariant.trace"] == {"pass": r.cases} for r in reports)
     bad = next(t for t in doc["traces"] if t["case_id"].startswith("snkp/") and len(t["iterates"]) >= 3)
     bad["iterates"][2]["alpha"] = [2.0] + [0.0] * (len(bad["iterates"][2]["alpha"]) - 1)  # off the simplex
     doc["traces"].append({"case_id": "nvn/no-such-case", "iterates": []})
