@@ -121,6 +121,9 @@ def test_flags_skipped_and_subsets_are_stated(tmp_path):
     assert r.conforms and r.notes == [f"--skip-flags d1,n1: {len(n1)} unanswered cases not required"]
     (r,) = validate_answers(path)
     assert not r.conforms and sorted(cid for cid, _ in r.failing["answer.contract"]) == sorted(n1) and r.cases == len(cases)
+    assert {msg for _, msg in r.failing["answer.contract"]} == {
+        "not answered: every case of the corpus needs an answer (check a subset explicitly with --subset)"}
+    assert [f.check for f in r.failures] == ["answer.contract"]
     assert r.failures[0].message == (f"{len(n1)} of {len(cases)} cases not answered: every case of the corpus needs an answer "
                                      "(check a subset explicitly with --subset)") and r.failures[0].case_id == n1[0]
     f = r.failures[0].as_dict()
@@ -244,11 +247,15 @@ def test_trace_documents_are_checked_iterate_by_iterate(tmp_path):
     nvn, snkp = validate_trace(path, d)
     assert not snkp.conforms and snkp.failed_checks == ["invariant.trace"] and snkp.cases == n["snkp"]
     assert [(f.check, f.case_id) for f in snkp.failures] == [("invariant.trace", bad["case_id"])]
+    assert [cid for cid, _ in snkp.failing["invariant.trace"]] == [bad["case_id"]]
+    assert (snkp.minimal.implementation["status"], snkp.minimal.implementation["iterations"]) == ("-", len(bad["iterates"]))
     assert snkp.minimal is snkp.failures[0] and "has a negative entry" not in snkp.minimal.message
     assert snkp.minimal.message.startswith(f"at iterate {bad['iterates'][2]['k']}: alpha sums to 2")
     assert not nvn.conforms and nvn.cases == n["nvn"] + 1 and nvn.failed_checks == ["answer.contract"]
     assert [(f.check, f.case_id, f.message) for f in nvn.failures] == [("answer.contract", "nvn/no-such-case", "unknown case id 'nvn/no-such-case'")]
     assert nvn.minimal is nvn.failures[0]
+    f = nvn.minimal.as_dict()
+    assert (f["instance"], f["arguments"], f["reference"], f["implementation"]) == ({}, {}, {}, {})
 
 
 def test_traces_against_an_exported_corpus(tmp_path):
@@ -353,3 +360,16 @@ def test_the_minimal_failure_is_the_one_with_the_fewest_numbers(tmp_path):
 
     assert judged(A, B) == A  # 3 < 4 entries
     assert judged(C, B) == B  # 4 < 8 entries
+
+
+def test_the_first_contract_failure_is_the_one_shown(tmp_path):
+    """One failure per check: of an unknown id, a wrong answer and unanswered cases, all failing
+    the contract, the report keeps the first (and counts every failing case)."""
+    path, doc = _answers(tmp_path, "nvn")
+    doc["answers"][3]["p"] = doc["answers"][3]["p"] + [0.0]  # the wrong length
+    wrong = doc["answers"][3]["case_id"]
+    doc["answers"] = [{"case_id": "nvn/no-such-case", "status": "max_iter", "iterations": 0}] + doc["answers"][:-1]
+    path.write_text(json.dumps(doc))
+    (r,) = validate_answers(path)
+    assert [(f.check, f.case_id) for f in r.failures] == [("answer.contract", "nvn/no-such-case")]
+    assert {cid for cid, _ in r.failing["answer.contract"]} == {"nvn/no-such-case", wrong, corpus("nvn")[-1].case_id}

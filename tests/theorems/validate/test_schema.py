@@ -85,6 +85,10 @@ def test_schema_errors_supports_the_subset_the_case_schema_uses():
     assert schema_errors({"a": "1"}, obj) == ["$.a: expected integer, got str"]
     assert schema_errors({"b": "1"}, {"additionalProperties": {"type": "integer"}}) == ["$.b: expected integer, got str"]
     assert schema_errors({"b": "1"}, {}) == []  # additional keys are allowed by default
+    assert schema_errors({"b": "1"}, {"required": ["a"], "additionalProperties": {"type": "integer"}}) == [
+        "$: missing required key 'a'", "$.b: expected integer, got str"]
+    defs = {"$defs": {"n": {"type": "integer"}}, "additionalProperties": {"$ref": "#/$defs/n"}}
+    assert schema_errors({"b": "1"}, defs) == ["$.b: expected integer, got str"] and schema_errors({"b": 1}, defs) == []
     arr = {"type": "array", "items": {"type": "integer"}, "minItems": 2}
     assert schema_errors([1, 2], arr) == [] and schema_errors([1], arr) == ["$: fewer than 2 items"]
     assert schema_errors([1, "x", 3], arr) == ["$[1]: expected integer, got str"]
