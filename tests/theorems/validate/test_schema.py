@@ -124,7 +124,7 @@ def test_json_files_are_strict_json_with_a_final_newline(tmp_path):
     assert from_number("1e-3") == 1e-3 and from_number(2) == 2.0 and isinstance(from_number(2), float)
 
 
-def test_json_files_are_read_as_utf8_whatever_the_locale(tmp_path):
+def test_read_json_reads_utf8_under_an_ascii_locale(tmp_path):
     """Case documents are UTF-8 JSON: read_json reads one written by another program (non-ASCII
     text included) under an ASCII locale too."""
     p = tmp_path / "answers.json"
