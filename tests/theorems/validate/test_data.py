@@ -259,3 +259,67 @@ def test_the_default_budget_on_data_is_the_references_own_per_accuracy():
     want = [ref.budgets.default_budget("pdm", (X, y), e, margin=M, rho=1.0).max_iter for e in (0.5, 0.01)]
     assert seen == want and seen[0] < seen[1], (seen, want)
     assert report.conforms, report.format()
+
+
+def _doc_error(tmp_path, answers):
+    """The ValueError of validate_data_answers on a document with these ``answers``."""
+    import json
+
+    from theorems.validate.data import validate_data_answers
+
+    f = tmp_path / "answers.json"
+    f.write_text(json.dumps({"kind": "data-answers", "data": {"file": "none.txt", "sha256": "0" * 64}, "answers": answers}))
+    with pytest.raises(ValueError) as e:
+        validate_data_answers(f)
+    return str(e.value).replace(f"{f}: ", "$: ")
+
+
+def test_data_answers_are_checked_before_any_data_is_read(tmp_path):
+    """Each answer names an algorithm of DATA_ALGORITHMS with its accuracy (epsilon in (0, 1] for
+    PDM and PDM-succ, beta >= 0 for PFM), and rho, Delta > 0, max_iter an integer >= 0 when
+    given; the message names the file, the answer and what is wrong -- before any data file is
+    looked up."""
+    from theorems.validate.data import DATA_ANSWERS_FORMAT
+
+    fmt = f"expected {DATA_ANSWERS_FORMAT}"
+    assert _doc_error(tmp_path, None) == f'$: "answers" must be a non-empty list of answer objects, got none (missing or null); {fmt}'
+    assert _doc_error(tmp_path, []) == f'$: "answers" must be a non-empty list of answer objects, got an empty list; {fmt}'
+    assert _doc_error(tmp_path, {"a": 1}) == f"$: \"answers\" must be a non-empty list of answer objects, got dict {{'a': 1}}; {fmt}"
+    assert _doc_error(tmp_path, [{"algorithm": "pfm", "beta": 0.1}, 3]) == f"$: answers[1] must be an object, got int 3; {fmt}"
+    assert _doc_error(tmp_path, [{"algorithm": "svm"}]) == "$: answers[0]: algorithm must be one of ['pdm', 'pdm_succ', 'pfm'], got 'svm'"
+    assert _doc_error(tmp_path, [{"algorithm": "pdm", "epsilon": 0}]) == "$: answers[0] (pdm): epsilon must lie in (0, 1], got 0"
+    assert _doc_error(tmp_path, [{"algorithm": "pdm_succ", "epsilon": 1.5}]) == "$: answers[0] (pdm_succ): epsilon must lie in (0, 1], got 1.5"
+    assert _doc_error(tmp_path, [{"algorithm": "pfm", "beta": -1}]) == "$: answers[0] (pfm): beta must lie in [0, inf), got -1"
+    assert _doc_error(tmp_path, [{"algorithm": "pdm", "epsilon": 0.1, "rho": -1}]) == "$: answers[0] (pdm): rho must lie in (0, inf), got -1"
+    assert _doc_error(tmp_path, [{"algorithm": "pdm", "epsilon": 0.1, "Delta": -1}]) == "$: answers[0] (pdm): Delta must lie in (0, inf), got -1"
+    assert "max_iter" in _doc_error(tmp_path, [{"algorithm": "pdm", "epsilon": 0.1, "max_iter": -1}])
+    # valid answers (epsilon = 1, beta = 0 or 5, rho = 0.5, no Delta) pass to the data file's lookup
+    for ok in ({"algorithm": "pdm", "epsilon": 1}, {"algorithm": "pfm", "beta": 0}, {"algorithm": "pfm", "beta": 5},
+               {"algorithm": "pdm", "epsilon": 0.1, "rho": 0.5, "Delta": None, "max_iter": 0}):
+        assert _doc_error(tmp_path, [ok]).startswith("data file 'none.txt' not found beside")
+
+
+def test_sha256_of_is_the_digest_of_the_whole_file(tmp_path):
+    """sha256_of reads the file in blocks: the digest of all its bytes (here 2.5 MiB)."""
+    import hashlib
+
+    from theorems.validate.data import sha256_of
+
+    data = bytes(range(256)) * (10 * 1024)
+    (tmp_path / "f").write_bytes(data)
+    assert sha256_of(tmp_path / "f") == hashlib.sha256(data).hexdigest()
+    (tmp_path / "e").write_bytes(b"")
+    assert sha256_of(tmp_path / "e") == hashlib.sha256(b"").hexdigest()
+
+
+def test_data_report_as_dict(heart):
+    """as_dict: the verdict, the certified margin (lower, upper, m, d, nnz) and every check."""
+    X, y = heart
+    r = validate_on_data("pdm", ref.pdm, X, y, rho=1.0, Delta=1.0, epsilons=(0.1,))
+    d = r.as_dict()
+    assert d["algorithm"] == "pdm" and d["conforms"] is True
+    assert d["margin"] == {"lower": r.margin.lower, "upper": r.margin.upper, "m": r.margin.m, "d": r.margin.d, "nnz": r.margin.nnz}
+    assert d["checks"] == [{"id": c.id, "passed": c.passed, "detail": c.detail, "accuracy": 0.1} for c in r.checks]
+    from theorems.validate.data import DataReport
+
+    assert DataReport("pfm").as_dict() == {"algorithm": "pfm", "conforms": True, "margin": None, "checks": []}
