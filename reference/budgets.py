@@ -150,9 +150,9 @@ def _rho_K(G) -> tuple:
     if Z is not None:  # the operator G = Z Z^T on normalized rows: rho_K = rho_2 of the rows of Z
         M = margin_from_data(Z, np.ones(Z.shape[0]), normalize=True)
         return float(M.lower), float(M.upper)
-    n = np.asarray(G).shape[0]
-    if n > SIZING_N:
-        return f"n = {n} > {SIZING_N}: rho_K not computed to size the budget"
+    shape = np.shape(G)  # (margin validates G: a G that is no matrix is its ValueError)
+    if len(shape) == 2 and shape[0] > SIZING_N:
+        return f"n = {shape[0]} > {SIZING_N}: rho_K not computed to size the budget"
     M = margin(G)
     return float(M.lower), float(M.upper)
 
@@ -190,7 +190,7 @@ def sized_budget(name: str, data, *args, rho=None, Delta=None, normalize: bool =
     if isinstance(got, str):
         return from_bound(name, math.inf, f"no iteration bound: {got}", None, trace)
     lo, hi = got
-    n = G.shape[0]
+    n = np.shape(G)[0]  # G as passed: an array, a nested list or the linear operator
     at = f"rho_K >= {_g(lo)} (certified)" if lo > 0 else f"rho_K <= {_g(hi)} (certified)"
     if name in ("nkp", "snkp") or (name in ("snkpvn", "isnkpvn") and not (lo > 0 or hi < 0)):
         if not lo > 0:
@@ -224,7 +224,7 @@ def default_budget(name: str, data, *args, margin=None, rho=None, Delta=None, no
         if margin is not None and name in ("pdm", "pdm_succ", "pfm"):
             return pt11_budget(name, args[0], margin, trace)
         return sized_budget(name, data, *args, rho=rho, Delta=Delta, normalize=normalize, trace=trace)
-    except (ValueError, TypeError, ArithmeticError, IndexError, AttributeError, KeyError):
+    except (ValueError, TypeError, ArithmeticError):  # a bad argument: the algorithm itself names it
         return from_bound(name, math.inf, "no iteration bound: the margin could not be computed", None, trace is True)
 
 

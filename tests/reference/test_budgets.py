@@ -180,3 +180,15 @@ def test_the_floor_of_the_linear_operator():
     assert 0 < floor < 1e-12
     with pytest.raises(ValueError, match="pass precision=D"):
         reference.nvn(op, floor / 2, engine="fast")
+
+
+def test_a_gram_matrix_given_as_nested_lists_is_sized_as_the_array_and_a_non_matrix_is_the_algorithms_error():
+    """The sized budget reads G as passed (a nested list is sized as its array, not given the
+    fallback), and a G that is no matrix reaches the algorithm's own ValueError, never an
+    IndexError from the sizing."""
+    G = [[1.0, 0.5], [0.5, 1.0]]
+    listed = budgets.default_budget("snkp", G)
+    assert listed == budgets.default_budget("snkp", np.array(G)) and listed.basis.startswith("RP14 Thm. 1")
+    for bad in ("G", 3.0, [1.0, 2.0]):
+        with pytest.raises(ValueError, match="G must"):
+            reference.snkp(bad)
