@@ -92,6 +92,8 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
                 kw[k] = case.args[k]
             elif k == "Delta" and case.args[k] is not None:
                 return {"skip": "the callable takes no 'Delta' (extended space)"}, []
+            elif k == "rho" and case.args[k] != 1.0:
+                return {"skip": f"the callable takes no 'rho' (this case asks for rho={case.args[k]!r}, not the default 1)"}, []
     if case.algorithm == "perceptron":  # the rule reaches the implementation, which is then held to it
         rule = case.args.get("rule", "cyclic")
         if ok("rule"):
