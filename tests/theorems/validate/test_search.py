@@ -18,3 +18,120 @@ def test_hypothesis_search_stops_at_the_first_timeout_without_shrinking():
     f = _hypothesis_search("snkp", hangs_on_drawn, Report("snkp", "x", True), examples=20, seed=0, strict=False, timeout=0.2)
     assert time.perf_counter() - t0 < 5 and len(calls) == 1
     assert f is not None and not f.shrunk and "no answer within" in f.message
+
+
+# -- what the search draws, records and returns ------------------------------------------------------------
+
+import functools  # noqa: E402
+import os  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import reference  # noqa: E402
+from theorems.validate.report import FAIL  # noqa: E402
+
+
+def _search(algorithm, impl, examples=12, seed=0, **kw):
+    rep = Report(algorithm, "x", True)
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append((args, kwargs))
+        return impl(*args, **kwargs)
+
+    f = _hypothesis_search(algorithm, spy, rep, examples=examples, seed=seed, strict=False, **kw)
+    return f, rep, seen
+
+
+def test_the_reference_passes_its_own_search_and_every_drawn_case_is_recorded():
+    f, rep, seen = _search("snkp", reference.snkp, examples=10)
+    assert f is None and rep.cases == len(seen) >= 5
+    assert not any(v.get(FAIL) for v in rep.counts.values())
+    assert all(sum(v.values()) == rep.cases for k, v in rep.counts.items() if k == "answer.contract")
+
+
+def test_the_same_seed_draws_the_same_instances_another_seed_others():
+    def shapes(seen):
+        return [tuple(np.shape(a[0])) + (float(np.sum(a[0])),) for a, _ in seen]
+
+    _, _, a = _search("nkp", reference.nkp, examples=8, seed=3)
+    _, _, b = _search("nkp", reference.nkp, examples=8, seed=3)
+    _, _, c = _search("nkp", reference.nkp, examples=8, seed=4)
+    assert shapes(a) == shapes(b) and shapes(a) != shapes(c)
+
+
+def test_a_bug_is_found_shrunk_and_only_the_cases_before_it_are_counted():
+    def wrong_status(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": "certificate" if res.status == "separator" else res.status, "iterations": res.iterations,
+                "alpha": res.alpha, "p": res.p}  # fmt: skip
+
+    f, rep, seen = _search("snkp", wrong_status, examples=30)
+    assert f is not None and f.shrunk and "certificate" in f.message
+    assert len(seen) > rep.cases  # the shrinking calls are not cases of their own
+    assert sum(len(v) for v in rep.failing.values()) >= 1 and rep.cases >= 1
+    assert len(f.instance["X"]) <= 3  # shrunk to a small instance
+
+
+def test_snkpvn_draws_the_prox_centre_from_the_simplex_as_well_as_uniform():
+    qs = []
+
+    def record_q(G, q, delta, **kw):
+        qs.append(np.asarray(q))
+        return reference.snkpvn(G, q, delta, **kw)
+
+    f, rep, _ = _search("snkpvn", record_q, examples=25)
+    assert f is None
+    uniform = [np.allclose(q, 1.0 / q.size) for q in qs]
+    assert any(uniform) and not all(uniform)
+    assert all(abs(float(np.sum(q)) - 1.0) <= 1e-15 and (q >= 0).all() for q in qs)
+
+
+@pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
+def test_pt11_draws_dense_and_csr_input_and_the_options(algorithm):
+    kinds, options = set(), set()
+
+    def record(X, y, *pos, **kw):
+        kinds.add("csr" if hasattr(X, "tocsr") else "dense")
+        options.add((pos[0], kw.get("Delta")))
+        return getattr(reference, algorithm)(X, y, *pos, **kw)
+
+    f, rep, _ = _search(algorithm, record, examples=30)
+    assert f is None and kinds == {"dense", "csr"}
+    assert len({o[0] for o in options}) >= 2 and {o[1] for o in options} == {None, 1.0}
+    if algorithm != "pfm":  # (PFM's beta is derived from the drawn value and the instance)
+        assert {o[0] for o in options} <= {"pdm": {0.3, 0.5, 0.7, 1.0, 0.1}, "pdm_succ": {0.1, 0.3, 0.05}}[algorithm]
+
+
+def test_skipped_flags_are_never_run_and_a_search_with_nothing_left_says_so():
+    f, rep, seen = _search("perceptron", reference.perceptron, examples=15, skip_flags=("n1",))
+    assert f is None and all(len(a[1]) != 1 for a, _ in seen)  # no case with one point
+    everything = ("one_class", "n1", "d1", "duplicates", "rational", "separable", "infeasible", "degenerate", "zero_row",
+                  "tiny", "collinear", "kernel", "large", "boundary", "extended", "budget", "pt11")  # fmt: skip
+    f, rep, seen = _search("snkp", reference.snkp, examples=5, skip_flags=everything)
+    assert f is None
+    assert rep.cases == len(seen)
+
+
+def test_the_search_writes_nothing_in_the_working_directory_and_restores_hypothesis(tmp_path, monkeypatch):
+    from hypothesis import configuration
+
+    monkeypatch.chdir(tmp_path)
+    before = configuration.storage_directory().path
+    _search("nvn", reference.nvn, examples=4)
+    assert os.listdir(tmp_path) == [] and configuration.storage_directory().path == before
+    db = tmp_path / "db"
+    _search("nvn", functools.partial(reference.nvn), examples=4, database=db)
+    assert set(os.listdir(tmp_path)) <= {"db"} and configuration.storage_directory().path == before
+
+
+def test_with_a_database_the_failing_example_is_tried_first_next_time(tmp_path):
+    def wrong_count(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": res.status, "iterations": res.iterations + 1, "alpha": res.alpha, "p": res.p}
+
+    f1, rep1, _ = _search("snkp", wrong_count, examples=30, database=tmp_path / "db")
+    assert f1 is not None and rep1.cases >= 1 and (tmp_path / "db" / "examples").is_dir()
+    f2, rep2, _ = _search("snkp", wrong_count, examples=30, database=tmp_path / "db")
+    assert f2 is not None and rep2.cases == 1 and f2.case_id == f1.case_id and f2.instance == f1.instance
