@@ -8,6 +8,12 @@ theorems/validate/.  This runs mutmut's own command line with the table named:
     python benchmarks/mutation/section.py validate results
     python benchmarks/mutation/section.py validate show NAME
     python benchmarks/mutation/section.py validate apply NAME
+    python benchmarks/mutation/section.py validate --tests tests/theorems/validate/test_answer.py run "theorems.validate.answer.*"
+
+``--tests PATH ...`` (before mutmut's subcommand) runs only those tests in place of the table's
+``pytest_add_cli_args_test_selection``: one module's mutants against the tests of its own subject
+(a survivor then costs seconds, not the whole suite).  mutmut sees a changed configuration, forgets
+its earlier verdicts and collects which test covers which function again, over those tests only.
 
 The table is read in place of [tool.mutmut]; mutmut's workers are forked from this process, so they
 see it too.  mutmut keeps its mutants in ./mutants for every table, so the directory records the table
@@ -19,10 +25,13 @@ import sys
 import tomllib
 
 
-def reader(table):
-    """A mutmut configuration reader of pyproject.toml's [tool.mutmut-TABLE]."""
+def reader(table, tests=None):
+    """A mutmut configuration reader of pyproject.toml's [tool.mutmut-TABLE] (with ``tests`` in
+    place of its test selection when given)."""
     with open("pyproject.toml", "rb") as f:
-        conf = tomllib.load(f)["tool"][f"mutmut-{table}"]
+        conf = dict(tomllib.load(f)["tool"][f"mutmut-{table}"])
+    if tests:
+        conf["pytest_add_cli_args_test_selection"] = list(tests)
     return lambda key, default: conf.get(key, default)
 
 
@@ -44,9 +53,16 @@ def main(argv):
     if len(argv) < 2 or argv[0].startswith("-"):
         sys.exit(__doc__)
     table, args = argv[0], argv[1:]
+    tests = []
+    if args[:1] == ["--tests"]:
+        args = args[1:]
+        while args and args[0].endswith((".py", "/")):
+            tests.append(args.pop(0))
+        if not tests:
+            sys.exit("--tests takes one or more test files or directories")
     import mutmut.configuration
 
-    mutmut.configuration._config_reader = lambda: reader(table)
+    mutmut.configuration._config_reader = lambda: reader(table, tests)
     mutmut.configuration.reset_config()  # importing mutmut's command line reads the configuration
     from mutmut.__main__ import cli
 

@@ -9,10 +9,11 @@ from typing import Any, Dict, Mapping, Optional
 import numpy as np
 
 
-def _get(obj, key, default=None):
+def _get(obj, key):
+    """The field ``key`` of a mapping or an object; None when it has none."""
     if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
+        return obj.get(key)
+    return getattr(obj, key, None)
 
 
 def _vec(v) -> Optional[np.ndarray]:
@@ -71,7 +72,7 @@ def normalize_answer(obj) -> Dict[str, Any]:
         except TypeError:
             tr = None
     out = {
-        "status": status if isinstance(status, str) else (str(status) if status is not None else None),
+        "status": None if status is None else str(status),
         "iterations": it_int,
         "alpha": _vec(_get(obj, "alpha")),
         "w": _vec(_get(obj, "w")),

@@ -108,6 +108,8 @@ def test_the_first_vector_that_is_not_one_is_named_with_a_shortened_repr():
     exact = ["a"] * 12  # repr of exactly 60 characters: shown whole
     assert len(repr(exact)) == 60
     assert normalize_answer({"p": exact})["error"] == f"p = {exact!r} is not a vector of numbers (return a 1-D array of floats, or None)"
+    one_more = ["a"] * 11 + ["ab"]  # 61 characters: shortened
+    assert normalize_answer({"p": one_more})["error"] == f"p = {repr(one_more)[:57]}... is not a vector of numbers (return a 1-D array of floats, or None)"
     assert normalize_answer({"p": ["a"] * 13})["error"].startswith(f"p = {repr(['a'] * 13)[:57]}... is not")
 
 
@@ -146,3 +148,20 @@ def test_a_trace_that_is_not_a_sequence_reads_as_no_trace():
     assert normalize_answer({"trace": 5})["trace"] is None
     assert normalize_answer({"trace": []})["trace"] == []
     assert normalize_answer({"trace": ({"k": 1},)})["trace"] == [{"k": 1}]
+
+
+def test_trace_states_that_are_slotted_dataclasses_read_their_fields():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:  # no __dict__: read through the dataclass fields
+        k: int
+        p: tuple
+
+    (s,) = normalize_answer({"trace": [Slotted(3, (0.5, 0.5))]})["trace"]
+    assert s["k"] == 3 and s["p"].tolist() == [0.5, 0.5]
+
+
+def test_trace_states_with_w_alpha_p_q_keep_each_as_a_vector():
+    (s,) = normalize_answer({"trace": [{"t": 1, "w": [1, 2], "alpha": [0, 1], "p": (0.5, 0.5), "q": [1.0]}]})["trace"]
+    assert {k: v.tolist() for k, v in s.items() if k != "t"} == {"w": [1.0, 2.0], "alpha": [0.0, 1.0], "p": [0.5, 0.5], "q": [1.0]}
