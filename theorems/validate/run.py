@@ -112,9 +112,9 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         ans, results = run_case(impl, case, strict=strict, timeout=timeout, options=opts)
         report.record(case.case_id, results, edge_flags(case))
         report.cases += 1
-        if any(r.outcome == FAIL for r in results):
-            f = _failure(case, ans, results)
-            failures.setdefault(f.check, f)
+        for r in results:  # the first failure of each check (a case may fail several)
+            if r.outcome == FAIL and r.id not in failures:
+                failures[r.id] = _failure(case, ans, [r])
         if ans.get("timeout"):
             timed_out = True
             report.notes.insert(0, f"{case.case_id}: no answer within {timeout:g} s: stopped at the first timeout "

@@ -138,3 +138,167 @@ def test_counts_add_up_with_the_shrunk_example(tmp_path, monkeypatch):
     r = validate("snkp", reference.snkp, budget=5, cases_dir=tmp_path)
     assert r.failing["invariant.final"] == [("snkp/shrunk (shrunk)", "drawn")]
     assert r.cases == 3 and "invariant.final on 1 of 3 cases" in r.summary()
+
+
+# -- validate() over a small corpus: arguments, counting, skipping, timeouts, the minimal failure ------------
+
+from theorems.validate import run as run_module  # noqa: E402
+from theorems.validate.report import FAIL, Failure  # noqa: E402
+
+
+def _small(algorithm, ids=None, n=3):
+    cs = [c for c in corpus(algorithm) if ids is None or c.case_id in ids]
+    return cs[:n] if ids is None else cs
+
+
+@pytest.fixture
+def small_corpus(monkeypatch):
+    """corpus() of a few cases, and a search that must not run unless a test allows it."""
+    chosen = {}
+
+    def fake(algorithm, cap=None):
+        return list(chosen.get(algorithm) or _small(algorithm))
+
+    monkeypatch.setattr(run_module, "corpus", fake)
+    calls = []
+
+    def no_search(*a, **kw):
+        calls.append(kw)
+        return None
+
+    monkeypatch.setattr(run_module, "_hypothesis_search", no_search)
+    return chosen, calls
+
+
+def test_validate_refuses_bad_arguments_naming_them():
+    with pytest.raises(ValueError, match=r"unknown algorithm 'snpk'; choose one of perceptron, .*pdm_succ"):
+        validate("snpk", reference.snkp)
+    with pytest.raises(ValueError, match=r"impl must be callable, got str"):
+        validate("snkp", "reference:snkp")
+    with pytest.raises(ValueError, match=r"data must be a pair \(X, y\)"):
+        validate("pdm", reference.pdm, data=[np.eye(2), np.ones(2)])
+    with pytest.raises(ValueError, match=r"options must be a mapping of keyword arguments, got list"):
+        validate("pdm", reference.pdm, options=[("active_sets", True)])
+    with pytest.raises(ValueError, match=r"options \['epsilon', 'max_iter'\]: every case sets epsilon, max_iter itself"):
+        validate("pdm", reference.pdm, options={"max_iter": 5, "epsilon": 0.1, "active_sets": True})
+
+
+def test_validate_counts_every_case_and_names_the_implementation(small_corpus):
+    chosen, calls = small_corpus
+    r = validate("snkp", reference.snkp, budget=0)
+    assert r.conforms and r.cases == 3 and r.algorithm == "snkp" and r.implementation == "reference.algorithms:snkp"
+    assert r.failures == [] and r.minimal is None and r.seconds > 0 and r.strict is False and calls == []
+    assert all(sum(v.values()) == 3 for k, v in r.counts.items() if k == "answer.contract")
+    assert validate("snkp", reference.snkp, budget=0, strict=True).strict is True
+
+
+def test_validate_runs_the_search_with_its_arguments_unless_told_not_to(small_corpus):
+    chosen, calls = small_corpus
+    validate("snkp", reference.snkp, budget=7, seed=3, timeout=9.0, cap=400, skip_flags=("n1",), database="db")
+    (kw,) = calls
+    assert {k: kw[k] for k in ("examples", "seed", "strict", "timeout", "cap", "database")} == \
+        {"examples": 7, "seed": 3, "strict": False, "timeout": 9.0, "cap": 400, "database": "db"}  # fmt: skip
+    assert set(kw["skip_flags"]) == {"n1"}
+    validate("snkp", reference.snkp, budget=0)
+    validate("snkp", reference.snkp, budget=7, hypothesis=False)
+    assert len(calls) == 1
+
+
+def test_validate_skips_flagged_cases_and_says_how_many(small_corpus):
+    chosen, _ = small_corpus
+    cs = corpus("perceptron")
+    one = [c for c in cs if "n1" in c.flags][:1]
+    other = [c for c in cs if "n1" not in c.flags][:2]
+    chosen["perceptron"] = one + other
+    r = validate("perceptron", reference.perceptron, budget=0, skip_flags=("n1", "zzz"))
+    assert r.cases == 2
+    assert r.notes[0] == f"--skip-flags n1,zzz: 1 cases not run (e.g. {one[0].case_id})"
+    assert not any(n.startswith("--skip-flags") for n in validate("perceptron", reference.perceptron, budget=0).notes)
+
+
+def test_validate_keeps_the_first_failure_of_each_check_and_the_smallest_as_minimal(small_corpus):
+    chosen, _ = small_corpus
+    cs = sorted(corpus("snkp"), key=lambda c: (-c.X.size, c.case_id))
+    big, small = cs[0], cs[-1]
+    chosen["snkp"] = [big, small]
+
+    def wrong_count(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": res.status, "iterations": res.iterations + 5, "alpha": res.alpha, "p": res.p}
+
+    r = validate("snkp", wrong_count, budget=0)
+    assert not r.conforms and r.failures and len({f.check for f in r.failures}) == len(r.failures)
+    first = {f.check: f.case_id for f in r.failures}
+    for check, cases in r.failing.items():
+        assert first[check] == cases[0][0]
+    assert r.minimal is not None and len(r.minimal.instance["X"]) == min(len(big.X), len(small.X))
+
+
+def test_a_timeout_ends_the_run_and_the_search_is_not_run(small_corpus):
+    chosen, calls = small_corpus
+    r = validate("snkp", _hangs, budget=5, timeout=0.2)
+    assert r.cases == 1 and calls == [] and not r.conforms
+    assert r.notes[0].endswith("no answer within 0.2 s: stopped at the first timeout (the remaining cases and the hypothesis search were not run)")
+
+
+def test_the_shrunk_failure_is_the_minimal_one_when_it_is_no_larger(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    chosen["snkp"] = _small("snkp", n=1)
+    shrunk = Failure(check="claim.separator", message="drawn", case_id="snkp/drawn", instance={"X": [[1.0]], "y": [1]},
+                     arguments={}, reference={}, implementation={}, shrunk=True)  # fmt: skip
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: shrunk)
+    r = validate("snkp", reference.snkp, budget=3)
+    assert r.minimal is shrunk and r.failures == [shrunk] and not r.conforms
+    assert r.failing == {"claim.separator": [("snkp/drawn (shrunk)", "drawn")]} and r.cases == 2
+    assert r.counts["claim.separator"][FAIL] == 1
+
+
+def test_options_reach_the_implementation_and_the_reference_and_are_noted(small_corpus):
+    chosen, calls = small_corpus
+    got = []
+
+    def pdm(X, y, epsilon, **kw):
+        got.append(kw.get("active_sets"))
+        return reference.pdm(X, y, epsilon, **kw)
+
+    r = validate("pdm", pdm, budget=2, options={"active_sets": True})
+    assert got and all(got) and r.conforms
+    assert r.notes[0] == ("the reference's trajectory is run with the same options {'active_sets': True} "
+                          "(trajectory.final, strict.trajectory)")  # fmt: skip
+    assert calls[0]["options"] == {"active_sets": True}
+    r = validate("pdm", functools.partial(reference.pdm, multiple_updates=True), budget=0)
+    assert r.notes[0].startswith("the reference's trajectory is run with the same options {'multiple_updates': True}")
+    assert not any("same options" in n for n in validate("pdm", reference.pdm, budget=0).notes)
+
+
+def test_deep_adds_the_deep_tier(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    extra = _small("snkp", n=4)[3:]
+    monkeypatch.setattr(run_module, "deep_corpus", lambda algorithm: list(extra))
+    assert validate("snkp", reference.snkp, budget=0, deep=True).cases == 4
+    assert validate("snkp", reference.snkp, budget=0).cases == 3
+
+
+def test_parametrize_with_checks_has_one_check_per_case_and_a_search(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    chosen["snkp"] = _small("snkp", n=2)
+    mark = parametrize_with_checks("snkp", reference.snkp, budget=2)
+    names, params = mark.args
+    assert names == "check" and [p.id for p in params] == [c.case_id for c in chosen["snkp"]] + ["snkp/hypothesis"]
+    for p in params[:-1]:
+        p.values[0]()  # the reference passes its own checks
+
+    def wrong_count(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": res.status, "iterations": res.iterations + 5, "alpha": res.alpha, "p": res.p}
+
+    bad = parametrize_with_checks("snkp", wrong_count, budget=2).args[1]
+    with pytest.raises(AssertionError, match=r"FAILED "):
+        bad[0].values[0]()
+    shrunk = Failure(check="claim.separator", message="drawn", case_id="snkp/drawn", instance={}, arguments={},
+                     reference={}, implementation={})  # fmt: skip
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: shrunk)
+    with pytest.raises(AssertionError, match=r"FAILED claim.separator: drawn"):
+        bad[-1].values[0]()
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: None)
+    bad[-1].values[0]()  # a search that finds nothing passes
