@@ -82,3 +82,191 @@ def test_budget_when_the_reference_runs_out_is_cut_to_cap_no_bound(algorithm):
     becomes CAP_NO_BOUND, with the reference's answer at that budget."""
     termination, max_iter, ref = _budget(algorithm, TWICE, None, None, cap=1000)
     assert (termination, max_iter, ref["status"], ref["iterations"]) == (False, CAP_NO_BOUND, "max_iter", CAP_NO_BOUND)
+
+
+# -- make_case: each algorithm's arguments, bound and its source, the flags and the id ---------------------
+
+import math  # noqa: E402
+
+from reference import paper_bounds as pb  # noqa: E402
+from theorems.instances.instance import Instance  # noqa: E402
+from theorems.validate.case import Case, RP14_GRAM, _margin, _slug  # noqa: E402
+
+# Three points in the plane, mixed labels, separable with a margin well away from 0 (linear).
+MIXED = Instance("mixed pts", np.array([[2.0, 1.0], [1.5, 2.0], [-1.0, -2.0]]), np.array([1, 1, -1]))
+
+
+def _bound_fits(case):
+    assert case.bound is not None and math.isfinite(case.bound)
+    if case.bound + 2 <= CAP:
+        assert case.termination_required and case.max_iter == math.floor(case.bound) + 2
+    else:
+        assert not case.termination_required
+
+
+def test_perceptron_case_block_novikoff():
+    c = make_case("perceptron", MIXED)
+    lo, hi = _margin(reference.signed_gram(MIXED.X, MIXED.y))
+    assert (c.m_lo, c.m_hi, c.margin_name) == (lo, hi, "rho") and 0 < lo <= hi
+    assert c.R == pb.radius(MIXED.X) and c.bound == pb.novikoff(c.R, lo)
+    assert c.bound_source == "RP14 Sec. 2 Block-Novikoff: max||x||^2/rho^2" and c.args == {}
+    _bound_fits(c)
+    ruled = make_case("perceptron", MIXED, arguments={"rule": "most_violated"})
+    assert ruled.args == {"rule": "most_violated"} and make_case("perceptron", MIXED, arguments={"rule": "cyclic"}).args == {}
+
+
+def test_normalized_perceptron_case():
+    c = make_case("normalized_perceptron", MIXED)
+    assert c.args == {"normalize": True} and c.R == 1.0 and c.margin_name == "rho_2"
+    assert c.bound == pb.normalized_perceptron(c.m_lo) and c.bound_source == "RP14 Sec. 2.1: 1/rho_2^2"
+    assert (c.m_lo, c.m_hi) == _margin(c.G)
+    _bound_fits(c)
+
+
+def test_primal_cases_without_a_positive_margin_have_no_bound():
+    for algorithm in ("perceptron", "normalized_perceptron"):
+        c = make_case(algorithm, Instance("twice", *TWICE))
+        assert c.bound is None and c.bound_source == "" and not c.termination_required
+    rbf = Instance("rbf", MIXED.X, MIXED.y, kernel="rbf", params={"gamma": 0.5})
+    assert make_case("perceptron", rbf) is None and make_case("normalized_perceptron", rbf) is None
+
+
+@pytest.mark.parametrize("algorithm, bound, source", [
+    ("nkp", lambda lo, n: pb.nkp(lo), "RP14 Sec. 3.2: 1/rho_K^2"),
+    ("snkp", lambda lo, n: pb.snkp(lo, n), "RP14 Thm. 1: 2 sqrt(2 log n)/rho_K"),
+    ("snkpvn", lambda lo, n: pb.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"),
+])  # fmt: skip
+def test_gram_cases_on_separable_data_carry_their_theorem(algorithm, bound, source):
+    c = make_case(algorithm, MIXED)
+    assert c.margin_name == "rho_K" and c.R is None and (c.m_lo, c.m_hi) == _margin(c.G) and c.m_lo > 0
+    assert c.bound == bound(c.m_lo, 3) and c.bound_source == source
+    _bound_fits(c)
+
+
+def test_snkpvn_arguments_follow_lemma_8_or_the_users():
+    c = make_case("snkpvn", MIXED)
+    assert c.args["q"].tolist() == [1 / 3] * 3 and c.args["delta"] == min(0.05, c.m_lo / 2)
+    small = make_case("snkpvn", Instance("opposite", np.array([[1.0, 0.0], [-1.0, 0.15]]), np.array([1, 1])))
+    assert small.args["delta"] == min(0.05, small.m_lo / 2) and small.args["delta"] < 0.05
+    q = np.array([0.5, 0.25, 0.25])
+    c = make_case("snkpvn", MIXED, arguments={"q": q, "delta": 0.01})
+    assert c.args["q"].tolist() == q.tolist() and c.args["delta"] == 0.01
+    t = make_case("snkpvn", Instance("twice", *TWICE))
+    assert t.args["delta"] == 0.05 and t.m_hi <= 0
+    assert t.bound == pb.snkpvn_infeasible(0.05, 2, reference.g_norm(t.G, t.args["q"]), min(t.m_hi, 0.0))
+    assert t.bound_source == "RP14 Lemma 9 with the corrected Lemma 7 (E-A2)"
+
+
+def test_nvn_and_isnkpvn_arguments_and_bounds():
+    c = make_case("nvn", Instance("twice", *TWICE))
+    assert c.args == {"epsilon": 0.05} and c.bound == pb.nvn(0.05) and c.bound_source == "RP14 Sec. 5.1: 1/eps^2 (infeasible)"
+    assert make_case("nvn", Instance("twice", *TWICE), arguments={"epsilon": 0.2}).bound == pb.nvn(0.2)
+    sep = make_case("nvn", MIXED)
+    assert sep.bound is None and sep.args == {"epsilon": 0.05}  # no theorem on separable data
+    c = make_case("isnkpvn", MIXED)
+    assert c.args == {"gamma": 2.0, "epsilon": 0.05}
+    assert c.bound == pb.isnkpvn_total(3, reference.g_norm(c.G, np.full(3, 1 / 3)), c.m_lo, 2.0, 0.05)
+    assert c.bound_source.startswith("RP14 Thm. 4 with Lemmas 8, 9")
+    c = make_case("isnkpvn", Instance("twice", *TWICE), arguments={"gamma": 3.0, "epsilon": 0.1})
+    assert c.args == {"gamma": 3.0, "epsilon": 0.1} and c.m_hi < 0
+    assert c.bound == pb.isnkpvn_total(2, reference.g_norm(c.G, np.full(2, 0.5)), c.m_hi, 3.0, 0.1)
+
+
+def test_gram_cases_on_infeasible_data_have_no_termination_bound():
+    for algorithm in ("nkp", "snkp"):
+        c = make_case(algorithm, Instance("twice", *TWICE))
+        assert c.bound is None and c.max_iter == CAP_NO_BOUND and c.reference["status"] == "max_iter"
+
+
+@pytest.mark.parametrize("algorithm", ["pfm", "pdm", "pdm_succ"])
+def test_pt11_cases_on_the_augmented_patterns(algorithm):
+    c = make_case(algorithm, MIXED)
+    P = reference.dynamic_margin.patterns(MIXED.X, MIXED.y, rho=1.0, Delta=None)
+    assert np.array_equal(c.P, P) and (c.m_lo, c.m_hi) == _margin(P @ P.T) and c.margin_name == "gamma_d"
+    assert c.args["rho"] == 1.0 and c.args["Delta"] is None and c.R == pb.radius(P) and "pt11" in c.flags
+    if algorithm == "pfm":
+        assert c.args["beta"] == (1 - 0.3) * c.m_lo and c.margin_guarantee == c.args["beta"]
+        assert c.bound == pb.pfm_theorem1(c.R, c.m_lo, 1 - c.args["beta"] / c.m_lo) and c.bound_source == "PT11 Thm. 1"
+    else:
+        e = 0.3 if algorithm == "pdm" else 0.1
+        assert c.args["epsilon"] == e and c.margin_guarantee == (1 - e) * c.m_lo
+        assert c.bound == pb.pdm_theorem2(c.R, c.m_lo, e)
+        if algorithm == "pdm_succ":
+            assert c.args["eta"] == 8.0 and c.bound_source == "PT11 Thm. 2 (the whole run is a PDM(eps) run, Sec. 3)"
+        else:
+            assert "eta" not in c.args and c.bound_source == "PT11 Thm. 2"
+    d = make_case(algorithm, MIXED, eps=0.5, Delta=2.0, variant="eps=0.5,Delta=2")
+    assert d.args["Delta"] == 2.0 and "extended" in d.flags and d.case_id == f"{algorithm}/mixed_pts/eps=0.5,Delta=2"
+    assert np.array_equal(d.P, reference.dynamic_margin.patterns(MIXED.X, MIXED.y, rho=1.0, Delta=2.0))
+    assert d.margin_guarantee == (d.args["beta"] if algorithm == "pfm" else 0.5 * d.m_lo)
+
+
+def test_pt11_needs_separable_patterns_and_a_linear_kernel():
+    assert make_case("pdm", Instance("twice", *TWICE)) is None
+    assert make_case("pdm", Instance("rbf", MIXED.X, MIXED.y, kernel="rbf", params={"gamma": 1.0})) is None
+    assert make_case("pdm", Instance("twice", *TWICE), Delta=1.0) is not None  # the extended space separates anything
+
+
+def test_case_flags_and_ids():
+    c = make_case("snkp", Instance("e1 e2!", E1E2.X, E1E2.y, flags=("rational",)))
+    assert c.case_id == "snkp/e1_e2" and c.flags == ("rational", "one_class")
+    assert "one_class" not in make_case("snkp", MIXED).flags
+    b = make_case("snkp", MIXED, budget=3, variant="budget=3")
+    assert b.flags == ("budget",) and b.max_iter == 3 and not b.termination_required and b.case_id == "snkp/mixed_pts/budget=3"
+    assert _slug("a b/c") == "a_b_c" and _slug("__") == "case" and _slug("x(1),y=2:+-.") == "x(1),y=2:+-."
+    with pytest.raises(ValueError, match=r"unknown algorithm 'snpk'; choose one of perceptron"):
+        make_case("snpk", MIXED)
+    assert make_case("snkp", Instance("callable", MIXED.X, MIXED.y, kernel=lambda a, b: a @ b.T)) is None
+    assert c.n == 2 and c.Z.tolist() == (E1E2.X * E1E2.y[:, None]).tolist()
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "snkpvn", "isnkpvn", "pdm", "pfm", "pdm_succ"])
+def test_a_case_survives_its_json_form(algorithm):
+    import json
+
+    c = make_case(algorithm, MIXED, Delta=1.0 if algorithm == "pdm" else None)
+    d = json.loads(json.dumps(c.to_json()))
+    back = Case.from_json(d)
+    for f in ("case_id", "algorithm", "flags", "kernel", "params", "max_iter", "margin_name", "m_lo", "m_hi", "R", "bound",
+              "bound_source", "termination_required", "margin_guarantee", "name"):  # fmt: skip
+        assert getattr(back, f) == getattr(c, f), f
+    assert np.array_equal(back.X, c.X) and np.array_equal(back.y, c.y) and back.y.dtype == np.int64
+    assert back.args.keys() == c.args.keys()
+    for k, v in c.args.items():
+        assert np.array_equal(back.args[k], v) if isinstance(v, np.ndarray) else back.args[k] == v
+    if "q" in c.args:
+        assert back.args["q"].dtype == np.float64
+    assert np.array_equal(back.G, c.G) and (back.P is None) == (c.P is None)
+    if c.P is not None:
+        assert np.array_equal(back.P, c.P)
+    assert back.reference["status"] == c.reference["status"] and back.reference["iterations"] == c.reference["iterations"]
+    inst = d["instance"]
+    assert ("G" in inst) == (algorithm in RP14_GRAM) and ("patterns" in inst) == (c.P is not None)
+    assert d["arguments"]["max_iter"] == c.max_iter and d["bounds"]["iterations_source"] == c.bound_source
+    assert set(d["reference"]) <= {"status", "iterations", "alpha", "w", "p", "trace"} and "trace" not in d["reference"]
+
+
+def test_a_case_without_its_gram_matrix_in_json_rebuilds_it():
+    import json
+
+    c = make_case("perceptron", MIXED)
+    d = json.loads(json.dumps(c.to_json()))
+    assert "G" not in d["instance"]
+    back = Case.from_json(d)
+    assert np.array_equal(back.G, reference.gram(MIXED.X, MIXED.y, "linear"))
+    d["instance"]["kernel"] = "no such kernel"
+    assert Case.from_json(d).G is None
+    del d["bounds"]["R"], d["bounds"]["iterations"], d["bounds"]["termination_required"], d["bounds"]["margin_guarantee"]
+    del d["bounds"]["iterations_source"], d["instance"]["params"], d["instance"]["name"]
+    bare = Case.from_json(d)
+    assert (bare.R, bare.bound, bare.termination_required, bare.margin_guarantee, bare.bound_source, bare.params, bare.name) == \
+        (None, None, False, None, "", {}, "")  # fmt: skip
+
+
+def test_the_reference_answer_is_run_with_the_cases_arguments(monkeypatch):
+    c = make_case("pdm_succ", MIXED)
+    ans = case_mod._reference_answer("pdm_succ", c.X, c.y, c.G, c.args, c.max_iter)
+    res = reference.pdm_succ(c.X, c.y, c.args["epsilon"], c.args["eta"], rho=1.0, Delta=None, max_iter=c.max_iter, max_epochs=10**9)
+    assert ans["iterations"] == res.iterations and np.array_equal(ans["w"], res.w) and ans["trace"] is None
+    tr = case_mod._reference_trace(c)
+    assert tr is not None and len(tr) >= 1 and tr[-1]["t"] == res.iterations
