@@ -106,12 +106,12 @@ def call_impl(impl: Callable, case: Case, *, want_trace: bool = True, timeout: O
         kw["max_epochs"] = 10**9
     if want_trace and ok("trace"):
         kw["trace"] = True
-    data = tuple(np.array(d, copy=True) for d in data)  # the callable may not modify our arrays
+    data = tuple(np.copy(d) for d in data)  # the callable may not modify our arrays
     if "csr" in case.flags:  # the same case with X as scipy CSR (as reference.load_libsvm returns data sets)
         import scipy.sparse as sp
 
         data = (sp.csr_matrix(data[0]),) + data[1:]
-    pos = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in pos]
+    pos = [np.copy(v) if isinstance(v, np.ndarray) else v for v in pos]
     try:
         with _time_limit(timeout):
             out = impl(*data, *pos, **kw)

@@ -247,3 +247,167 @@ def test_load_callable_refuses_with_the_reason(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
     (tmp_path / "here_mod.py").write_text("def f(G):\n    return 'here'\n")
     assert load_callable("here_mod:f")(0) == "here"  # a module in the working directory is found
+
+
+# -- each keyword reaches a callable that names it, and only then -------------------------------------------
+
+
+def _answer():
+    return {"status": "max_iter", "iterations": 0}
+
+
+def test_each_keyword_reaches_a_callable_that_names_it_without_kwargs(cases):
+    got = {}
+
+    def normalized(X, y, normalize=False, max_iter=1, trace=False):
+        got["normalize"], got["max_iter"], got["trace"] = normalize, max_iter, trace
+        return _answer()
+
+    c = make_case("normalized_perceptron", SQUARE)
+    assert "error" not in call_impl(normalized, c)[0]
+    assert got == {"normalize": True, "max_iter": c.max_iter, "trace": True}
+
+    def ruled(X, y, rule="cyclic"):
+        got["rule"] = rule
+        return _answer()
+
+    p = dataclasses.replace(cases["perceptron"], args={"rule": "most_violated"})
+    ans, _ = call_impl(ruled, p)
+    assert got["rule"] == "most_violated" and ans["rule_passed"] == "most_violated" and ans["max_iter_passed"] is False
+
+    def epochs(X, y, epsilon, max_epochs=None):
+        got["max_epochs"] = max_epochs
+        return _answer()
+
+    ans, _ = call_impl(epochs, cases["pdm"])
+    assert got["max_epochs"] == 10**9 and ans["max_epochs_passed"] is True and ans["max_iter_passed"] is False
+
+    def eta_only(X, y, epsilon, *, eta=None):
+        got["eta"] = eta
+        return _answer()
+
+    call_impl(eta_only, cases["pdm_succ"])
+    assert got["eta"] == cases["pdm_succ"].args["eta"] == 8.0
+
+    def traced(G, trace=None):
+        got["trace_only"] = trace
+        return _answer()
+
+    call_impl(traced, cases["snkp"])
+    assert got["trace_only"] is True
+    call_impl(traced, cases["snkp"], want_trace=False)
+    assert got["trace_only"] is None
+
+
+def test_positional_arguments_arrive_as_given_and_copied(cases):
+    got = {}
+
+    def pdm(X, y, epsilon):
+        got["epsilon"] = epsilon
+        return _answer()
+
+    call_impl(pdm, cases["pdm"])
+    assert type(got["epsilon"]) is float and got["epsilon"] == cases["pdm"].args["epsilon"]
+
+    def snkpvn(G, q, delta):
+        got["q"], got["delta"] = q, delta
+        return _answer()
+
+    c = cases["snkpvn"]
+    call_impl(snkpvn, c)
+    assert got["q"] is not c.args["q"] and np.array_equal(got["q"], c.args["q"]) and got["q"].dtype == np.float64
+    assert type(got["delta"]) is float and got["delta"] == c.args["delta"]
+
+
+def test_a_csr_case_hands_over_the_labels_too(cases):
+    c = dataclasses.replace(cases["pdm"], flags=("csr",))
+    got = {}
+
+    def pdm(X, y, epsilon):
+        got["X"], got["y"] = X, y
+        return _answer()
+
+    assert "error" not in call_impl(pdm, c)[0]
+    assert sp.issparse(got["X"]) and np.array_equal(got["y"], c.y)
+
+
+def test_the_crash_is_located_where_it_was_raised():
+    def helper():
+        raise KeyError("deep")
+
+    def impl(G, **kw):
+        helper()
+
+    c = dataclasses.replace(make_case("snkp", SQUARE), flags=())
+    line = helper.__code__.co_firstlineno + 1
+    assert call_impl(impl, c)[0] == {"error": f"KeyError: 'deep' (at test_call.py:{line})"}
+
+
+def test_a_type_error_is_a_refusal_only_of_sparse_input():
+    def no(G, **kw):
+        raise TypeError("no")
+
+    c = dataclasses.replace(make_case("snkp", SQUARE), flags=("duplicates",))
+    assert "error" in call_impl(no, c)[0]  # an edge case, but a TypeError there is a crash
+
+
+def test_names_of_callables_without_the_usual_attributes():
+    def outer():
+        def inner(G):
+            return G
+
+        return inner
+
+    assert _name_of(outer()).endswith(":test_names_of_callables_without_the_usual_attributes.<locals>.outer.<locals>.inner")
+
+    class Named:
+        def __call__(self, G):
+            return G
+
+    n = Named()
+    n.__name__ = "given_name"  # an instance has no __qualname__: its __name__ is used
+    assert _name_of(n).endswith(":given_name")
+    nameless = Named()
+    nameless.__module__ = None
+    assert _name_of(nameless) == "?:Named"
+
+    class WithFunc:  # a .func without .keywords (not a functools.partial)
+        func = staticmethod(reference.snkp)
+
+        def __call__(self, G):
+            return G
+
+    assert _name_of(WithFunc()) == "reference.algorithms:snkp"
+    two = functools.partial(reference.pdm, active_sets=True, seed=3)
+    assert _name_of(two) == "reference.algorithms:pdm(active_sets=True, seed=3)"
+
+
+def test_load_callable_finds_files_by_suffix_or_slash_and_keeps_dataclasses_working(tmp_path, monkeypatch):
+    d = tmp_path / "a:b"
+    d.mkdir()
+    (d / "m.py").write_text("def f(G):\n    return 'colon'\n")
+    assert load_callable(f"{d / 'm.py'}:f")(0) == "colon"  # the last ':' separates the callable
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel.py").write_text("def f(G):\n    return 'relative'\n")
+    assert load_callable("rel.py:f")(0) == "relative"  # a .py name without a directory is a file
+    (tmp_path / "script").write_text("def f(G):\n    return 1\n")
+    with pytest.raises(ValueError, match=r"^\./script is not a Python source file$"):
+        load_callable("./script:f")
+    (tmp_path / "dc.py").write_text("from dataclasses import dataclass\n\n@dataclass\nclass R:\n    status: str\n\n"
+                                    "def f(G):\n    return R('max_iter')\n")  # fmt: skip
+    assert load_callable(f"{tmp_path / 'dc.py'}:f")(0).status == "max_iter"
+
+
+def test_load_callable_puts_the_working_directory_first_on_the_path_once(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    (tmp_path / "wd_first.py").write_text("def f(G):\n    return 'wd'\n")
+    assert load_callable("wd_first:f")(0) == "wd"
+    assert sys.path[0] == str(tmp_path) and sys.path.count(str(tmp_path)) == 1
+    load_callable("wd_first:f")
+    assert sys.path.count(str(tmp_path)) == 1  # not inserted again
+    monkeypatch.setattr(sys, "path", [""] + [p for p in sys.path if p != str(tmp_path)])
+    load_callable("wd_first:f")
+    assert str(tmp_path) not in sys.path  # '' already stands for the working directory
