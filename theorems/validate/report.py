@@ -163,12 +163,13 @@ class Report:
                 f"{'failed ' if self.failed_checks else ''}{'; '.join(what)} ({self.seconds:.1f} s)")
 
     def _refused_flags(self) -> str:
-        """The edge-case classes every refused case shares (else all their flags), and the way out."""
+        """The edge-case classes every refused case shares (else all their flags), and the way out
+        (of a report with refusals)."""
         sets = [set(fl) for _, fl, _ in self.refusals]
-        common = sorted(set.intersection(*sets)) if sets else []
+        common = sorted(set.intersection(*sets))
         if common:
             return f" (all flagged {', '.join(common)}; exclude with --skip-flags {','.join(common)})"
-        flags = sorted(set.union(*sets)) if sets else []
+        flags = sorted(set.union(*sets))
         return f" (flags {', '.join(flags)}; exclude classes with --skip-flags)" if flags else ""
 
     def format(self) -> str:

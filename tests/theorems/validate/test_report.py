@@ -201,6 +201,10 @@ def test_summary_of_refused_cases_names_the_flags_they_share_and_the_way_out():
     assert rep.format().split("\n")[1:] == ["  refused (the implementation raised ValueError) on 2 of 6 cases:",
                                             "    a [duplicates, tiny]: ValueError: dup", "    b [duplicates]: ValueError: dup"]  # fmt: skip
     rep = _report(cases=6)
+    rep.record("a", [CheckResult("answer.contract", REFUSED, "x")], flags=("tiny", "n1", "d1"))
+    rep.record("b", [CheckResult("answer.contract", REFUSED, "x")], flags=("n1", "tiny"))
+    assert "(all flagged n1, tiny; exclude with --skip-flags n1,tiny)" in rep.summary()
+    rep = _report(cases=6)
     rep.record("a", [CheckResult("answer.contract", REFUSED, "x")], flags=("tiny",))
     rep.record("b", [CheckResult("answer.contract", REFUSED, "x")], flags=("zero_row",))
     assert "(flags tiny, zero_row; exclude classes with --skip-flags)" in rep.summary()
@@ -264,6 +268,7 @@ def test_short_values_of_every_kind():
     assert _short([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == "[1, 2, 3, 4, 5, 6]"
     assert _short([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]) == "[1, 2, 3, 4, 5, 6, ...]"
     assert _short([0.123456]) == "[0.1235]"
+    assert _short([123456, 2]) == "[1.235e+05, 2]"  # a vector of integers is shown as numbers, 4 digits
     assert _short(np.array([[1.5, 2.5]])) == "[1.5, 2.5]"  # an array of numbers: flattened
     assert _short([[1, 2], [3]]) == "[[1, 2], [3]]"
     assert _short([]) == "[]"
