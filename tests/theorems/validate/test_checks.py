@@ -320,3 +320,242 @@ def test_an_isnkpvn_that_gives_up_is_told_what_its_outer_loop_does():
     ans = isnkpvn_stuck(case.G, case.args["gamma"], case.args["epsilon"], max_iter=case.max_iter)
     (res,) = check_claim(case, dict(ans, max_iter_passed=True))
     assert res.outcome == FAIL and "gave up without a claim" in res.message and "does delta_t shrink?" in res.message
+
+
+# -- layer 1 and the bounds, message by message ---------------------------------------------------------------
+
+import math  # noqa: E402
+
+import reference  # noqa: E402
+from tests.support.validate import TWICE  # noqa: E402
+from theorems.validate import checks as C  # noqa: E402
+from theorems.validate.case import ALLOWED_STATUSES, make_case  # noqa: E402
+from theorems.validate.report import SKIP  # noqa: E402
+
+MIXED = Instance("mixed", np.array([[2.0, 1.0], [1.5, 2.0], [-1.0, -2.0]]), np.array([1, 1, -1]))
+INFEASIBLE = Instance("twice", *TWICE)
+
+
+@pytest.fixture(scope="module")
+def mk():
+    made = {}
+
+    def get(algorithm, inst=MIXED, **kw):
+        key = (algorithm, inst.name, tuple(sorted(kw.items())))
+        if key not in made:
+            made[key] = make_case(algorithm, inst, **kw)
+        return made[key]
+
+    return get
+
+
+def _ref(case, **over):
+    """The reference's answer on the case (as call_impl hands it on), with fields replaced."""
+    ans = {k: (None if v is None else (v.copy() if isinstance(v, np.ndarray) else v)) for k, v in case.reference.items()}
+    ans.update(rule_passed=None, max_iter_passed=True, max_epochs_passed=False)
+    ans.update(over)
+    return ans
+
+
+def _one(results, cid):
+    (r,) = [r for r in results if r.id == cid]
+    return r
+
+
+def test_contract_passes_the_reference_and_names_each_breach(mk):
+    c = mk("snkp")
+    assert C.check_contract(c, _ref(c)) == [CheckResult("answer.contract", PASS)]
+    assert C.check_contract(c, _ref(c, error="boom")) == [CheckResult("answer.contract", FAIL, "boom")]
+    assert C.check_contract(c, _ref(c, status="done"))[0].message == f"status 'done' is not one of {ALLOWED_STATUSES['snkp']}"
+    for it in (-1, 2.5, "3"):
+        assert C.check_contract(c, _ref(c, iterations=it))[0].message == f"iterations {it!r} is not a nonnegative integer (or None: no counter)"
+    assert C.check_contract(c, _ref(c, iterations=None))[0].outcome == PASS
+    assert C.check_contract(c, _ref(c, iterations=np.int64(3)))[0].outcome == PASS
+    assert C.check_contract(c, _ref(c, iterations=0))[0].outcome == PASS
+    assert C.check_contract(c, _ref(c, alpha=np.ones(2) / 2))[0].message == "alpha has length 2, expected 3"
+    assert C.check_contract(c, _ref(c, p=np.ones(4) / 4))[0].message == "p has length 4, expected 3"
+    assert C.check_contract(c, _ref(c, p=np.array([np.nan, 0.5, 0.5])))[0].message == "p is not finite"
+    assert C.check_contract(c, _ref(c, alpha=np.array([np.inf, 0.0, 0.0])))[0].message == "alpha is not finite"
+    assert C.check_contract(c, _ref(c, alpha=None, status="separator"))[0].message.startswith("status 'separator' without the vector (")
+    v = mk("nvn", INFEASIBLE)
+    assert C.check_contract(v, _ref(v, status="certificate", p=None))[0].message == "status 'certificate' without p"
+
+
+def test_contract_vector_lengths_follow_the_data(mk):
+    p = mk("perceptron")
+    assert C.check_contract(p, _ref(p, w=np.ones(3)))[0].message == "w has length 3, expected 2"  # d = 2
+    d = mk("pdm", Delta=1.0)
+    assert d.P.shape[1] == 2 + 1 + 3  # x, rho, Delta e_k
+    assert C.check_contract(d, _ref(d, w=np.ones(3)))[0].message == f"w has length 3, expected {d.P.shape[1]}"
+    assert C.check_contract(d, _ref(d))[0].outcome == PASS
+    assert C.check_contract(p, _ref(p, w=np.array([1.0, np.inf])))[0].message == "w is not finite"
+
+
+def test_claim_above_the_budget_fails_whatever_the_status(mk):
+    c = mk("snkp")
+    over = _ref(c, iterations=c.max_iter + 1)
+    r = _one(C.check_claim(c, over), "claim.max_iter")
+    assert r.outcome == FAIL and r.message == (f"'separator' after {c.max_iter + 1} iterations, above the budget max_iter={c.max_iter} "
+                                               "it was given (a step -- e.g. a multiple update -- crossed the budget)")  # fmt: skip
+    assert not [r for r in C.check_claim(c, _ref(c, iterations=c.max_iter + 1, max_iter_passed=False)) if r.id == "claim.max_iter"]
+    assert not [r for r in C.check_claim(c, _ref(c, iterations=c.max_iter)) if r.id == "claim.max_iter"]
+
+
+def test_a_separator_claim_is_judged_on_the_returned_vector(mk):
+    c = mk("perceptron")
+    r = _one(C.check_claim(c, _ref(c)), "claim.separator")
+    def normalized(w):  # y_i <w, x_i> / (||x_i|| ||w||)
+        return (c.Z @ w) / np.linalg.norm(c.Z, axis=1) / np.linalg.norm(w)
+
+    assert r.outcome == PASS and r.message == f"min normalized margin {float(np.min(normalized(c.reference['w']))):.3g}"
+    assert _one(C.check_claim(c, _ref(c, w=np.zeros(2))), "claim.separator").message == "the returned w is the zero vector: it separates nothing"
+    assert _one(C.check_claim(c, _ref(c, w=np.array([np.inf, 0.0]))), "claim.separator").message == \
+        "the returned w has a non-finite norm: it separates nothing"  # fmt: skip
+    # (1, -1) scores 1, -0.5, -1 on the reflected points (2, 1), (1.5, 2), (1, 2): point 2 is the worst
+    bad = _one(C.check_claim(c, _ref(c, w=np.array([1.0, -1.0]))), "claim.separator")
+    worst = -1.0 / math.sqrt(5) / math.sqrt(2)
+    assert bad.outcome == FAIL and bad.message == f"point 2 has normalized margin {worst:.3g} <= 0: not separated"
+    # (2, -1) scores 3, 1, 0: margin exactly 0 at point 2
+    assert _one(C.check_claim(c, _ref(c, w=np.array([2.0, -1.0]))), "claim.separator").message == "point 2 has margin exactly 0: not separated"
+
+
+def test_a_gram_separator_of_norm_zero_separates_nothing(mk):
+    c = mk("snkp", INFEASIBLE)  # G = [[1, -1], [-1, 1]]: alpha = (1/2, 1/2) has G alpha = 0
+    r = _one(C.check_claim(c, _ref(c, status="separator", alpha=np.array([0.5, 0.5]))), "claim.separator")
+    assert r.outcome == FAIL and r.message == ("the returned alpha is nonzero but has norm 0 in the feature space "
+                                               "(||alpha||_G = 0, G alpha = 0): it separates nothing")  # fmt: skip
+
+
+def test_a_certificate_claim_passes_and_fails_with_the_quantity_named(mk):
+    v = mk("nvn", INFEASIBLE)
+    p = np.array([0.5, 0.5])  # ||p||_G = 0 on the pair x, x under opposite labels
+    r = _one(C.check_claim(v, _ref(v, status="certificate", p=p)), "claim.certificate")
+    assert r.outcome == PASS and r.message == f"||p||_G = {reference.g_norm(v.G, p):.6g} <= accuracy 0.05"
+    far = np.array([1.0, 0.0])
+    r = _one(C.check_claim(v, _ref(v, status="certificate", p=far)), "claim.certificate")
+    assert r.outcome == FAIL and r.message.startswith("||p||_G = 1 is not certified <= accuracy 0.05 (")
+    assert r.message.endswith("; the reference's own verifier refuses this claim)")
+    neg = np.array([1.25, -0.25])
+    r = _one(C.check_claim(v, _ref(v, status="certificate", p=neg)), "claim.certificate")
+    assert r.outcome == FAIL and r.message.startswith("p has a negative entry -0.25: not a point of the simplex (")
+    s = mk("snkpvn", INFEASIBLE)
+    r = _one(C.check_claim(s, _ref(s, status="certificate", p=p)), "claim.certificate")
+    assert r.outcome == PASS and r.message == f"||p||_G = {reference.g_norm(s.G, p):.6g} < accuracy {s.args['delta']:g}"
+    r = _one(C.check_claim(s, _ref(s, status="certificate", p=far)), "claim.certificate")
+    assert "is not certified < accuracy" in r.message
+
+
+def test_max_iter_claims_that_gave_up_or_skipped_a_claim(mk):
+    c = mk("perceptron")
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter - 1, w=None)), "claim.max_iter")
+    assert r.outcome == FAIL and r.message == (f"'max_iter' after {c.max_iter - 1} iterations, below the budget max_iter={c.max_iter}: "
+                                               "gave up without a claim")  # fmt: skip
+    assert _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter - 1, w=None, max_iter_passed=False)),
+                "claim.max_iter").outcome == PASS  # fmt: skip
+    assert _one(C.check_claim(c, _ref(c, status="max_iter", iterations=None, w=None)), "claim.max_iter").outcome == PASS
+    honest = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, w=np.array([1.0, -1.0]))), "claim.max_iter")
+    assert honest == CheckResult("claim.max_iter", PASS, "")
+    w = c.reference["w"]
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter)), "claim.max_iter")
+    m = float(np.min((c.Z @ w) / np.linalg.norm(c.Z, axis=1) / np.linalg.norm(w)))
+    assert r.outcome == FAIL and r.message == f"'max_iter' but the returned vector already separates (min normalized margin {m:.3g})"
+    d = mk("pdm")
+    assert _one(C.check_claim(d, _ref(d, status="max_iter", iterations=1, max_epochs_passed=True)), "claim.max_iter").outcome == PASS
+    assert _one(C.check_claim(d, _ref(d, status="max_iter", iterations=1)), "claim.max_iter").outcome == FAIL
+    # PT11: a max_iter at the budget is not second-guessed (no exit test on the vector)
+    assert _one(C.check_claim(d, _ref(d, status="max_iter", iterations=d.max_iter)), "claim.max_iter").outcome == PASS
+
+
+def test_max_iter_with_a_certificate_in_hand_fails(mk):
+    v = mk("nvn", INFEASIBLE)
+    r = _one(C.check_claim(v, _ref(v, status="max_iter", iterations=v.max_iter, p=np.array([0.5, 0.5]))), "claim.max_iter")
+    assert r.outcome == FAIL and r.message == f"'max_iter' but the returned p already certifies: ||p||_G = {0.0:.3g} < 0.05"
+    assert _one(C.check_claim(v, _ref(v, status="max_iter", iterations=v.max_iter, p=np.array([0.9, 0.1]))), "claim.max_iter").outcome == PASS
+
+
+def test_an_isnkpvn_that_gives_up_is_told_about_its_outer_loop(mk):
+    c = mk("isnkpvn", INFEASIBLE)
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=None)), "claim.max_iter")
+    assert r.message.endswith("gave up without a claim (RP14 Alg. 7 has no budget but max_iter)")
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=np.array([0.75, 0.25]))), "claim.max_iter")
+    q0 = reference.g_norm(c.G, np.array([0.5, 0.5]))
+    assert r.message.endswith(f"so delta_t shrinks by gamma = {c.args['gamma']:g} per round and the loop ends within "
+                              f"log_gamma(||q_0||_G/epsilon) rounds; here ||q_0||_G = {q0:.3g} and the returned p has "
+                              f"||p||_G = {reference.g_norm(c.G, np.array([0.75, 0.25])):.3g}: does delta_t shrink?)")  # fmt: skip
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=np.array([1.5, -0.5]))), "claim.max_iter")
+    assert r.message.endswith("(RP14 Alg. 7 has no budget but max_iter)")  # p not in the simplex: no rounds to speak of
+
+
+def test_bound_check_outcomes_and_messages(mk):
+    c = mk("snkp")
+    assert c.termination_required and c.bound is not None
+    assert C.check_bound(c, _ref(c)) == [CheckResult("bound.iterations", PASS, f"{c.reference['iterations']} <= {c.bound:.6g}")]
+    k = math.floor(c.bound * (1 + 1e-9) + 1) + 1
+    r = C.check_bound(c, _ref(c, iterations=k))[0]
+    assert r.outcome == FAIL and r.message == (f"{k} iterations exceed RP14 Thm. 1: 2 sqrt(2 log n)/rho_K = {c.bound:.6g} "
+                                               f"(certified rho_K >= {c.m_lo:.6g})")  # fmt: skip
+    assert C.check_bound(c, _ref(c, iterations=k - 1))[0].outcome == PASS  # within bound (1 + 1e-9) + 1
+    r = C.check_bound(c, _ref(c, status="max_iter", iterations=c.max_iter))[0]
+    assert r.outcome == FAIL and r.message == (f"returned 'max_iter' after {c.max_iter} iterations, but RP14 Thm. 1: 2 sqrt(2 log n)/rho_K "
+                                               f"guarantees termination within {c.bound:.6g} (certified rho_K >= {c.m_lo:.6g}; "
+                                               f"budget max_iter={c.max_iter})")  # fmt: skip
+    r = C.check_bound(c, _ref(c, status="max_iter", iterations=None))[0]
+    assert r.message.startswith("returned 'max_iter', but RP14 Thm. 1")
+    assert C.check_bound(c, _ref(c, iterations=None))[0] == CheckResult(
+        "bound.iterations", SKIP, "no counter returned (iterations=None): the bound cannot be checked")
+    n = mk("nvn")
+    assert C.check_bound(n, _ref(n))[0] == CheckResult("bound.iterations", SKIP, "no theorem bounds the counter on this instance")
+    far = mk("snkp", budget=2)
+    if far.bound is not None:
+        assert C.check_bound(far, _ref(far, status="max_iter", iterations=2))[0] == CheckResult(
+            "bound.iterations", SKIP, "the bound exceeds the budget")
+
+
+def test_bound_basis_names_the_quantity_of_each_bound(mk):
+    assert C._bound_basis(mk("snkp")) == f"certified rho_K >= {mk('snkp').m_lo:.6g}"
+    assert C._bound_basis(mk("perceptron")) == f"certified rho >= {mk('perceptron').m_lo:.6g}"
+    v = mk("nvn", INFEASIBLE)
+    assert C._bound_basis(v) == f"epsilon = 0.05, on data certified infeasible (rho_K <= {v.m_hi:.6g} <= 0)"
+    s = mk("snkpvn", INFEASIBLE)
+    assert C._bound_basis(s) == f"delta = {s.args['delta']:g}, ||q||_G, and certified rho_K <= {s.m_hi:.6g} < 0"
+    assert C._bound_basis(mk("snkpvn")) == f"certified rho_K >= {mk('snkpvn').m_lo:.6g}"
+    i = mk("isnkpvn", INFEASIBLE)
+    assert C._bound_basis(i) == f"gamma = 2, epsilon = 0.05, certified |rho_K| >= {abs(i.m_hi):.6g}"
+    f = mk("isnkpvn")
+    assert C._bound_basis(f) == f"gamma = 2, epsilon = 0.05, certified |rho_K| >= {abs(f.m_lo):.6g}"
+
+
+def test_margin_guarantee_of_pt11_separators(mk):
+    assert C.check_margin_guarantee(mk("snkp"), _ref(mk("snkp"))) == []
+    d = mk("pdm")
+    assert C.check_margin_guarantee(d, _ref(d, status="max_iter")) == [CheckResult("guarantee.margin", SKIP, "no separator")]
+    w = d.reference["w"]
+    ach = float(np.min(d.P @ w)) / float(np.linalg.norm(w))
+    assert C.check_margin_guarantee(d, _ref(d)) == [CheckResult(
+        "guarantee.margin", PASS, f"achieved directional margin {ach:.6g} >= (1-eps) gamma_d = {d.margin_guarantee:.6g} (PT11 Sec. 3)")]
+    weak = -w  # every pattern on the wrong side: a negative achieved margin
+    ach2 = float(np.min(d.P @ weak)) / float(np.linalg.norm(weak))
+    assert ach2 < 0 and C.check_margin_guarantee(d, _ref(d, w=weak))[0] == CheckResult("guarantee.margin", FAIL, (
+        f"achieved directional margin {ach2:.6g} is not >= (1-eps) gamma_d = {d.margin_guarantee:.6g} (PT11 Sec. 3)"))
+    z = C.check_margin_guarantee(d, _ref(d, w=np.zeros_like(w)))[0]
+    assert z.outcome == FAIL and z.message.startswith("achieved directional margin -inf is not >=")
+    f = mk("pfm")
+    wf = f.reference["w"]
+    achf = float(np.min(f.P @ wf)) / float(np.linalg.norm(wf))
+    assert C.check_margin_guarantee(f, _ref(f))[0].message == (
+        f"achieved directional margin {achf:.6g} > beta = {f.margin_guarantee:.6g} (PT11 (7) at convergence)")
+    assert C.check_margin_guarantee(f, _ref(f, w=np.zeros_like(wf)))[0].message.startswith(
+        "achieved directional margin -inf is not > beta")
+
+
+def test_evaluate_skips_refusals_and_stops_at_a_broken_contract(mk):
+    c = mk("snkp")
+    assert C.evaluate(c, {"skip": "why"}) == [CheckResult("answer.contract", SKIP, "why")]
+    assert C.evaluate(c, {"refused": "ValueError"}) == [CheckResult("answer.contract", "refused", "ValueError")]
+    assert C.evaluate(c, _ref(c, error="boom")) == [CheckResult("answer.contract", FAIL, "boom")]
+    ids = [r.id for r in C.evaluate(c, _ref(c))]
+    assert ids == ["answer.contract", "claim.separator", "bound.iterations", "invariant.final", "invariant.trace", "trajectory.final"]
+    ids = [r.id for r in C.evaluate(mk("pdm"), _ref(mk("pdm")), strict=True)]
+    assert ids == ["answer.contract", "claim.separator", "bound.iterations", "guarantee.margin", "invariant.final", "invariant.trace",
+                   "trajectory.final", "strict.trajectory"]  # fmt: skip
+    assert all(r.outcome != FAIL for r in C.evaluate(mk("pdm"), _ref(mk("pdm")), strict=True))
