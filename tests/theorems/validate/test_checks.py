@@ -324,6 +324,7 @@ def test_an_isnkpvn_that_gives_up_is_told_what_its_outer_loop_does():
 
 # -- layer 1 and the bounds, message by message ---------------------------------------------------------------
 
+import dataclasses  # noqa: E402
 import math  # noqa: E402
 
 import reference  # noqa: E402
@@ -559,3 +560,127 @@ def test_evaluate_skips_refusals_and_stops_at_a_broken_contract(mk):
     assert ids == ["answer.contract", "claim.separator", "bound.iterations", "guarantee.margin", "invariant.final", "invariant.trace",
                    "trajectory.final", "strict.trajectory"]  # fmt: skip
     assert all(r.outcome != FAIL for r in C.evaluate(mk("pdm"), _ref(mk("pdm")), strict=True))
+
+
+# -- layer 2: the final-iterate statements, one violation each --------------------------------------------------
+
+
+def _final(case, k, **vectors):
+    ans = _ref(case, iterations=k, **vectors)
+    return C._final_invariants(case, ans, k, ans.get("alpha"), ans.get("w"), ans.get("p"))
+
+
+def test_nkp_final_statements(mk):
+    c = mk("nkp")
+    assert _final(c, 2, alpha=np.array([1.25, -0.25, 0.0])) == ["alpha_k has a negative entry -0.25 (NKP: alpha_k is in the simplex for k >= 1)"]
+    third = np.full(3, 1 / 3)  # 2 alpha_2 = (2/3, 2/3, 2/3): fractional parts sum to 2
+    (msg,) = [m for m in _final(c, 2, alpha=third) if m.startswith("k alpha_k")]
+    assert msg == (f"k alpha_k = {C._short(2 * third)} is not a point of the simplex plus k-1 vertices: its fractional parts sum to "
+                   f"{2.0:.6g} > 1 (RP14 Alg. 3: alpha_k averages the first best response and k-1 vertices e_j)")  # fmt: skip
+    e1 = np.array([1.0, 0.0, 0.0])  # ||e_1||_G^2 = G_11 = 1: k = 3 gives 3 > 1
+    assert _final(c, 3, alpha=e1) == [f"||alpha_k||_G^2 k = {3.0:.6g} > 1 (RP14 Sec. 3.2 proof: ||k w_k||^2 <= k)"]
+    assert _final(c, 1, alpha=e1) == []
+    assert _final(c, 0, alpha=np.zeros(3)) == []  # alpha_0 = 0 is no point of the simplex, and need not be
+
+
+def test_smoothed_final_statements(mk):
+    from reference import smoothed
+    from reference.arithmetic import Arithmetic
+
+    c = mk("snkp")
+    assert _final(c, 3, alpha=np.array([1.5, -0.5, 0.0]), p=np.full(3, 1 / 3)) == [
+        "alpha has a negative entry -0.5 (RP14 Alg. 4/6/7 keep alpha_k in the simplex)"]
+    assert _final(c, 3, alpha=np.full(3, 1 / 3), p=np.array([0.5, 0.5, 0.5])) == [f"p sums to {1.5:.9g}, not 1 (p_k stays in the simplex)"]
+    alpha, p, k = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0]), 0
+    mu = 4.0 / ((k + 1) * (k + 2))
+    lhs = float(smoothed.smoothed_loss(c.G, alpha, mu, Arithmetic(None)))
+    rhs = -0.5 * reference.g_norm(c.G, p) ** 2
+    assert lhs > rhs + 1e-5 * (1 + abs(rhs))  # the instance violates the excessive gap condition
+    assert _final(c, k, alpha=alpha, p=p) == [
+        f"excessive gap condition fails at the returned iterate: L_mu_k(alpha_k) = {lhs:.6g} > -||p_k||_G^2/2 = {rhs:.6g} "
+        f"(RP14 Lemma 5, mu_k = 4/((k+1)(k+2)), k = 0)"]
+    ref = c.reference
+    assert _final(c, ref["iterations"], alpha=ref["alpha"], p=ref["p"]) == []
+    v = mk("snkpvn")
+    lhs = float(smoothed.smoothed_loss_q(v.G, alpha, 4.0 * 3 / 2, v.args["q"], Arithmetic(None)))  # mu_0 = 4n/2
+    rhs = -0.5 * reference.g_norm(v.G, p) ** 2
+    assert lhs > rhs + 1e-5 * (1 + abs(rhs))
+    assert _final(v, 0, alpha=alpha, p=p) == [
+        f"excessive gap condition fails at the returned iterate: L_mu_k(alpha_k) = {lhs:.6g} > -||p_k||_G^2/2 = {rhs:.6g} "
+        f"(RP14 Lemmas 8/9, mu_k = 4n/((k+1)(k+2)), k = 0)"]
+    assert _final(v, v.reference["iterations"], alpha=v.reference["alpha"], p=v.reference["p"]) == []
+
+
+def test_statements_without_a_counter_are_the_simplex_ones(mk):
+    c = mk("snkp")
+    assert _final(c, None, alpha=np.array([2.0, -1.0, 0.0]), p=np.array([0.2, 0.2, 0.2])) == [
+        "alpha has a negative entry -1 (RP14: alpha_k stays in the simplex)",
+        f"p sums to {0.6:.9g}, not 1 (RP14: p_k stays in the simplex)"]
+    v = mk("nvn")
+    assert _final(v, None, alpha=np.array([2.0, -1.0, 0.0]), p=np.full(3, 1 / 3)) == []  # NVN has no alpha in the simplex
+    assert _final(v, None, p=np.array([2.0, -1.0, 0.0])) == ["p has a negative entry -1 (RP14: p_k stays in the simplex)"]
+    assert _final(mk("perceptron"), None, w=np.array([1e9, 0.0])) == []  # every primal statement involves k
+
+
+def test_nvn_final_statement(mk):
+    v = mk("nvn")
+    e1 = np.array([1.0, 0.0, 0.0])
+    assert _final(v, 5, p=e1) == [f"||p_k||_G^2 (k+1) = {6.0:.6g} > 1 (RP14 Sec. 5.1: ||w_k|| <= 1/sqrt(k+1) while not separated)"]
+    assert _final(v, 0, p=e1) == []
+    assert _final(v, 5, p=np.array([1.5, -0.5, 0.0])) == ["p has a negative entry -0.5 (p_k stays in the simplex)"]
+
+
+def test_primal_perceptron_final_statements(mk):
+    n = mk("normalized_perceptron")
+    assert _final(n, 4, w=np.array([1.0, 0.0])) == [
+        f"||w_k||^2 k = {4.0:.6g} > {1.0:.6g} (RP14 Alg. 2: w_k averages k unit points, each a mistake: ||k w_k||^2 <= k)"]
+    assert _final(n, 1, w=np.array([0.01, 0.0])) == [
+        f"||w_k|| = {0.01:.6g} < rho_2 = {n.m_lo:.6g} (an average of the normalized points has norm >= rho_2)"]
+    assert _final(n, 0, w=np.array([1.0, 0.0])) == []
+    raw = dataclasses.replace(n, args={"normalize": False})
+    R2 = float(np.max(np.sum(n.X**2, axis=1)))
+    big = np.array([3.0, 0.0])
+    assert C._final_invariants(raw, _ref(raw), 1, None, big, None)[0] == (
+        f"||w_k||^2 k = {9.0:.6g} > {R2:.6g} (RP14 Alg. 2: w_k averages k points, each a mistake: ||k w_k||^2 <= k R^2)")
+    p = mk("perceptron")
+    assert _final(p, 1, w=np.array([100.0, 0.0])) == [
+        f"||w_k||^2 = {1e4:.6g} > k R^2 = {p.R**2:.6g} (Block-Novikoff: each update is a mistake)"]
+    assert _final(p, 2, w=np.array([1e-3, 0.0])) == [
+        f"||w_k|| = {1e-3:.6g} < k rho = {2 * p.m_lo:.6g} (Block-Novikoff: <u, w_k> >= k rho, so k is not the number of updates)"]
+    assert _final(p, p.reference["iterations"], w=p.reference["w"]) == []
+
+
+def test_pt11_final_statements(mk):
+    d = mk("pdm")
+    w = d.reference["w"]
+    nw = float(np.linalg.norm(w))
+    t_big = int(math.ceil(nw / (d.m_lo * 0.5)))  # ||a||/t well below gamma_d
+    assert _final(d, t_big, w=w, status="max_iter")[0] == (
+        f"||a_t||/t = {nw / t_big:.6g} < gamma_d = {d.m_lo:.6g} with t = {t_big} (PT11 eq. (4): t overcounts the updates)")
+    wide = w * (2 * d.R * 3 / nw)  # ||a|| = 6 R at t = 3... reported at t = 2
+    assert (_final(d, 2, w=wide, status="max_iter")) == [
+        f"||a_t|| = {float(np.linalg.norm(wide)):.6g} > t R = {2 * d.R:.6g} (each update adds at most R: t undercounts)"]
+    # a = (2.4, 0, 0) at t = 1: gamma_d <= ||a||/t <= R, but P a = (4.8, 3.6, 2.4) leaves the third pattern
+    # at margin 1 < (1-eps)||a||/t = 0.7 * 2.4: it still satisfies the dynamic margin condition
+    assert d.P.tolist() == [[2.0, 1.0, 1.0], [1.5, 2.0, 1.0], [1.0, 2.0, -1.0]] and d.m_lo <= 2.4 <= d.R
+    a = np.array([2.4, 0.0, 0.0])
+    assert _final(d, 1, w=a, status="separator") == [
+        f"min_k a.y_k/||a|| = {1.0:.6g} < (1-eps)||a_t||/t = {0.7 * 2.4:.6g}: some pattern still satisfies the dynamic margin condition (8)"]
+    assert _final(d, 1, w=a, status="max_iter") == []  # a run that has not stopped may still have such patterns
+    assert _final(mk("pfm"), 1, w=a, status="separator") == []  # PFM's stopping rule is (7), checked by its guarantee
+    assert _final(d, d.reference["iterations"], w=w, status="separator") == []
+
+
+def test_extended_space_update_counts(mk):
+    d = mk("pdm", Delta=1.0)
+    ref = d.reference
+    t = ref["iterations"]
+    assert _final(d, t, w=ref["w"], status=ref["status"]) == []
+    d0 = d.P.shape[1] - d.n
+    for broken in (0.5, -1.0):
+        w = ref["w"].copy()
+        w[d0] += broken * d.y[0] * 1.0
+        c = w[d0:] * d.y / 1.0
+        msgs = _final(d, t, w=w, status="max_iter")
+        assert msgs[-1] == f"in the extended space the update counts a_ext * l_k / Delta = {C._short(c)} must be nonnegative integers summing to t = {t}"
+    assert _final(d, t + 1, w=ref["w"], status="max_iter")[-1].startswith("in the extended space the update counts")
