@@ -684,3 +684,142 @@ def test_extended_space_update_counts(mk):
         msgs = _final(d, t, w=w, status="max_iter")
         assert msgs[-1] == f"in the extended space the update counts a_ext * l_k / Delta = {C._short(c)} must be nonnegative integers summing to t = {t}"
     assert _final(d, t + 1, w=ref["w"], status="max_iter")[-1].startswith("in the extended space the update counts")
+
+
+# -- layer 2: every step of a trace ------------------------------------------------------------------------------
+#
+# FOUR: z_1 = (1, 0), z_2 = (-1, 0.1), z_3 = (-0.5, -0.2), z_4 = (0.5, 0.5) (labels +1): not separable
+# (z_1 needs w_1 > 0, z_2 then w_2 > 10 w_1, z_3 w_2 < -2.5 w_1).  At w = z_1 the scores are (1, -1, -0.5, 0.5):
+# points 2 and 3 (indices 1, 2) are mistakes, index 1 the most violated.
+FOUR = Instance("four", np.array([[1.0, 0.0], [-1.0, 0.1], [-0.5, -0.2], [0.5, 0.5]]), np.array([1, 1, 1, 1]))
+
+
+def _trace_check(case, states, rule=None):
+    tr = [{k: (np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v) for k, v in s.items()} for s in states]
+    return C.check_trace(case, tr, rule)[0]
+
+
+def test_a_missing_trace_is_skipped_and_a_correct_one_passes(mk):
+    c = mk("perceptron", FOUR)
+    assert C.check_trace(c, None)[0] == CheckResult("invariant.trace", SKIP, "no trace returned")
+    assert C.check_trace(c, [])[0].outcome == SKIP
+    Z = c.Z
+    ok = [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": Z[0]}, {"k": 2, "w": Z[0] + Z[1]}]
+    assert _trace_check(c, ok) == CheckResult("invariant.trace", PASS, "3 iterates")
+    assert _trace_check(c, [{"w": [0.0, 0.0]}, {"w": Z[0]}]) == CheckResult("invariant.trace", PASS, "2 iterates")  # counted by position
+
+
+def test_perceptron_steps(mk):
+    c = mk("perceptron", FOUR)
+    Z = c.Z
+    r = _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": Z[0]}, {"k": 2, "w": Z[0] + 2 * Z[1]}])
+    assert (r.outcome, r.message, r.at) == (FAIL, "step 1->2: w_(k+1) - w_k is not a reflected point y_i x_i", 2)
+    # at w_1 = z_3 = (-0.5, -0.2), z_3 scores 0.29 > 0: an update on it is an update on no mistake
+    r = _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": Z[2]}, {"k": 2, "w": 2 * Z[2]}])
+    assert r.message == "step 1->2: updated on point 2, which is not a mistake (y_j <w_k, x_j> = 0.29 > 0)" and r.at == 2
+    skipped = _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 2, "w": [0.3, 0.3]}])  # two steps apart: not judged
+    assert skipped.outcome == PASS
+
+
+def test_perceptron_rules(mk):
+    c = mk("perceptron", FOUR)
+    Z = c.Z
+    w1 = Z[0]
+    first = [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": w1}]
+    assert _trace_check(c, first + [{"k": 2, "w": w1 + Z[1]}], "cyclic").outcome == PASS
+    r = _trace_check(c, first + [{"k": 2, "w": w1 + Z[2]}], "cyclic")
+    assert r.message == ("step 1->2: rule 'cyclic' updates on point 1 (the first mistake scanning from index 1, the point after "
+                         "the last update), but w_(k+1) - w_k is not y_1 x_1")  # fmt: skip
+    assert _trace_check(c, first + [{"k": 2, "w": w1 + Z[1]}], "most_violated").outcome == PASS
+    r = _trace_check(c, first + [{"k": 2, "w": w1 + Z[2]}], "most_violated")
+    assert r.message == "step 1->2: rule 'most_violated' updates on argmin_i y_i <w_k, x_i> = point 1, not on point 2"
+    assert _trace_check(c, first + [{"k": 2, "w": w1 + Z[2]}]).outcome == PASS  # no rule: any mistake
+    # the cyclic scan continues after the last update (and wraps around): from w_2 = z_1 + z_2 the scores are
+    # (0, 1.01, -0.52, 0.55): the first mistake from index 2 is 2 -- not 0, whose score 0 is a mistake too
+    w2 = w1 + Z[1]
+    assert (Z @ w2)[0] == 0.0 and (Z @ w2)[2] < 0
+    three = first + [{"k": 2, "w": w2}]
+    assert _trace_check(c, three + [{"k": 3, "w": w2 + Z[2]}], "cyclic").outcome == PASS
+    r = _trace_check(c, three + [{"k": 3, "w": w2 + Z[0]}], "cyclic")
+    assert r.message.startswith("step 2->3: rule 'cyclic' updates on point 2 (the first mistake scanning from index 2,")
+
+
+def test_nkp_steps(mk):
+    c = mk("nkp", FOUR)
+    G = c.G
+    e = np.eye(4)
+    a1 = e[0]
+    j = int(np.argmin(G @ a1))
+    assert j == 1 and (G @ a1)[2] < 0 and (G @ a1)[2] > (G @ a1)[1] + 1e-3  # index 2: a mistake, not the most violated
+    start = [{"k": 0, "alpha": np.zeros(4)}, {"k": 1, "alpha": a1}]
+    assert _trace_check(c, start + [{"k": 2, "alpha": (a1 + e[1]) / 2}]).outcome == PASS
+    r = _trace_check(c, start + [{"k": 2, "alpha": (a1 + e[2]) / 2}])
+    assert r.message == "step 1->2: took e_2, but (G alpha_k)_2 is not (near) minimal (RP14 eq. (10): argmin)" and r.at == 2
+    r = _trace_check(c, start + [{"k": 2, "alpha": a1 / 2 + (e[1] + e[3]) / 4}])
+    assert r.message == "step 1->2: alpha_(k+1) is not (1-theta_k) alpha_k + theta_k e_j with theta_k = 1/(k+1)"
+    # the first step from alpha_0 = 0 may take any point of the simplex
+    assert _trace_check(c, [{"k": 0, "alpha": np.zeros(4)}, {"k": 1, "alpha": np.full(4, 0.25)}]).outcome == PASS
+
+
+def test_normalized_perceptron_steps(mk):
+    c = mk("normalized_perceptron", FOUR)
+    Zn = c.Z / np.linalg.norm(c.Z, axis=1, keepdims=True)
+    w1 = Zn[0]
+    assert int(np.argmin(Zn @ w1)) == 1
+    start = [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": w1}]
+    assert _trace_check(c, start + [{"k": 2, "w": (w1 + Zn[1]) / 2}]).outcome == PASS
+    r = _trace_check(c, start + [{"k": 2, "w": (w1 + Zn[2]) / 2}])
+    assert r.message == "step 1->2: used point 2, which is not the (near) most misclassified one (RP14 eq. (4))"
+    r = _trace_check(c, start + [{"k": 2, "w": (w1 + 0.5 * Zn[1]) / 2}])
+    assert r.message == "step 1->2: w_(k+1) - (1-theta_k) w_k is not theta_k times a normalized reflected point"
+    assert _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": Zn[3]}]).outcome == PASS  # w_0 = 0: every point ties
+
+
+def test_smoothed_mu_schedules(mk):
+    c = mk("snkp", FOUR)
+    ref = C._reference_run(c)["trace"][:3]
+    assert _trace_check(c, ref).outcome == PASS
+    bad = [dict(s) for s in ref]
+    bad[1]["mu"] = 0.5
+    r = _trace_check(c, bad)
+    assert r.message == f"at iterate 1: mu_k = {0.5:.6g}, but mu_0 = 2, mu_(k+1) = (1-theta_k) mu_k give 4/((k+1)(k+2)) = {4 / 6:.6g}"
+    assert r.at == 1
+    v = mk("snkpvn", FOUR)
+    ref = C._reference_run(v)["trace"][:3]
+    assert _trace_check(v, ref).outcome == PASS
+    bad = [dict(s) for s in ref]
+    bad[2]["mu"] = 1.0
+    r = _trace_check(v, bad)
+    assert r.message == f"at iterate 2: mu_k = {1.0:.6g}, expected 4n/((k+1)(k+2)) = {16 / 12:.6g}" and r.at == 2
+    bad[2]["mu"] = 16 / 12 * (1 + 1e-7)  # within 1e-6 relative
+    assert _trace_check(v, bad).outcome == PASS
+
+
+def test_a_per_iterate_statement_fails_at_its_iterate(mk):
+    c = mk("perceptron", FOUR)
+    r = _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": [100.0, 0.0]}])
+    assert r.message.startswith("at iterate 1: ||w_k||^2 = 10000 > k R^2") and r.at == 1
+
+
+def test_pt11_steps_hold_the_condition_at_each_update(mk):
+    d = mk("pdm")
+    P = d.P
+    a1 = P[0]  # t = 1: P a_1 = (6, 6, 3), threshold 0.7 * 6 / 1 = 4.2
+    assert (P @ a1).tolist() == [6.0, 6.0, 3.0]
+    s = [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": a1}]
+    assert _trace_check(d, s + [{"t": 2, "w": a1 + P[2]}]).outcome == PASS
+    r = _trace_check(d, s + [{"t": 2, "w": a1 + P[0]}])
+    assert r.message == ("update 1->2 on pattern 0 with a.y_k = 6 > threshold 4.2 at t = 1: the condition "
+                         "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3 does not hold") and r.at == 2  # fmt: skip
+    # lambda = 2 on pattern 2: the first update holds (3 <= 4.2), the last does not (at a_1 + P_2 = (3, 3, 0), t = 2:
+    # 9 > 0.7 * 18 / 2 = 6.3)
+    r = _trace_check(d, s + [{"t": 3, "w": a1 + 2 * P[2]}])
+    assert r.message == ("the last of the lambda = 2 updates 1->3 on pattern 2 with a.y_k = 9 > threshold 6.3 at t = 2: the condition "
+                         "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3 does not hold")  # fmt: skip
+    assert _trace_check(d, s + [{"t": 3, "w": a1 + P[2] + P[1]}]).outcome == PASS  # two patterns between states: not judged
+    f = mk("pfm")
+    beta = f.args["beta"]
+    r = _trace_check(f, [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": a1}, {"t": 2, "w": 2 * a1}])
+    thr = beta * float(np.linalg.norm(a1))
+    assert r.message == (f"update 1->2 on pattern 0 with a.y_k = 6 > threshold {thr:.6g} at t = 1: the condition "
+                         "(7) a.y <= beta ||a|| does not hold")  # fmt: skip
