@@ -823,3 +823,143 @@ def test_pt11_steps_hold_the_condition_at_each_update(mk):
     thr = beta * float(np.linalg.norm(a1))
     assert r.message == (f"update 1->2 on pattern 0 with a.y_k = 6 > threshold {thr:.6g} at t = 1: the condition "
                          "(7) a.y <= beta ||a|| does not hold")  # fmt: skip
+
+
+# -- comparing with the reference: allowances, free decisions, PT11 order -------------------------------------
+
+
+def test_float32_answers_get_float32_allowances():
+    third = np.array([1 / 3, 2 / 3])
+    as32 = third.astype(np.float32).astype(np.float64)
+    assert C._is_float32(as32) and not C._is_float32(third)
+    assert not C._is_float32(np.array([0.5, 0.25]))  # small dyadic numbers: a float64 run gives them too
+    assert not C._is_float32(np.array([]))
+    assert C._precision_tol(third, np.array([2.0, 0.5])) == 2e-6 and C._precision_tol(as32, np.array([0.1, 0.5])) == 1e-3
+    assert C._precision_tol(third, np.array([])) == 1e-6
+    assert C._strict_close(third + 1e-10, third) and not C._strict_close(third + 1e-6, third)
+    assert C._strict_close(as32, third) and not C._strict_close(as32 + 1e-2, third)
+    assert C._differs(None, third) is None and C._differs(third, None) is None
+    assert C._differs(third, np.ones(3)) == math.inf
+    assert C._differs(third + 1e-7, third) is None and C._differs(third + 1e-5, third) == pytest.approx(1e-5)
+    assert C._differs(np.array([]), np.array([])) is None
+
+
+def test_per_counter_keeps_the_first_state_of_each_counter():
+    tr = [{"t": 0, "w": 0}, {"t": 1, "w": 1}, {"t": 1, "w": 2}, {"k": 2, "w": 3}, {"w": 4}]
+    assert C._per_counter(tr) == [{"t": 0, "w": 0}, {"t": 1, "w": 1}, {"k": 2, "w": 3}, {"w": 4}]
+    assert C._per_counter([]) == [] and C._per_counter(None) is None
+    assert C._per_counter([{"w": 0}, {"w": 1}]) == [{"w": 0}, {"w": 1}]  # no counter: by position
+
+
+def test_state_at_finds_an_iterate_by_its_counter():
+    tr = [{"k": 0, "w": 0}, {"k": 1, "w": 1}, {"w": 2}]
+    assert C._state_at(tr, 1, "k") == {"k": 1, "w": 1} and C._state_at(tr, 2, "k") == {"w": 2}
+    assert C._state_at([{"t": 3}], 3, "t") == {"t": 3} and C._state_at([{"t": 3}], 3, "k") == {"t": 3}
+    assert C._state_at(tr, 5, "k") is None and C._state_at(None, 0, "k") is None
+
+
+def test_free_decisions_of_each_algorithm(mk):
+    p = mk("perceptron", FOUR)
+    Z = p.Z
+    assert C._free_decision(p, {"k": 0}, None) == "no iterate to judge"
+    assert C._free_decision(p, {"w": np.zeros(2)}, None) == "more than one misclassified point"
+    assert C._free_decision(p, {"w": Z[0]}, None) == "more than one misclassified point"  # points 1 and 2
+    assert C._free_decision(p, {"w": np.array([1.0, 10.5])}, None) == ""  # only point 2 (-1.6) is a mistake
+    assert C._free_decision(p, {"w": np.zeros(2)}, "cyclic") == ""  # every point is a mistake, exactly
+    assert C._free_decision(p, {"w": np.array([1.0, 10.0])}, "cyclic") == ""  # z_2 scores -1 + 1 = 0 exactly: a mistake, for certain
+    near = np.array([1.0, 10.0 + 1e-12])
+    why = C._free_decision(p, {"w": near}, "cyclic")
+    assert why.startswith("y_1 <w_k, x_1> = ") and why.endswith(" is 0 within round-off")
+    # most_violated: an argmin tie within 1e-9
+    assert C._free_decision(p, {"w": np.array([0.0, 1.0])}, "most_violated") == ""
+    tie = np.array([1.0, 0.0])  # scores (1, -1, -0.5, 0.5): no tie
+    assert C._free_decision(p, {"w": tie}, "most_violated") == ""
+    two = np.array([-1.0, 0.0])  # scores (-1, 1, 0.5, -0.5)
+    assert C._free_decision(p, {"w": two}, "most_violated") == ""
+    n = mk("nkp", FOUR)
+    e = np.eye(4)
+    assert C._free_decision(n, {"alpha": e[0]}, None) == ""
+    flat = dataclasses.replace(n, G=np.array([[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]]))
+    assert C._free_decision(flat, {"alpha": np.full(3, 1 / 3)}, None) == f"argmin candidates {0.0:.3g} and {0.0:.3g} tie"
+    v = mk("nvn", FOUR)
+    assert C._free_decision(v, {"p": e[0]}, None) == ""
+    assert C._free_decision(dataclasses.replace(v, G=flat.G), {"p": np.full(3, 1 / 3)}, None).endswith("tie")
+    assert C._free_decision(mk("snkp"), {}, None) == "" and C._free_decision(mk("snkpvn"), {}, None) == ""
+    assert C._free_decision(mk("pdm"), {"w": np.zeros(3)}, None) == "not a single trajectory"
+    assert C._free_decision(mk("isnkpvn"), {}, None) == "not a single trajectory"
+    npc = mk("normalized_perceptron", FOUR)
+    Zn = npc.Z / np.linalg.norm(npc.Z, axis=1, keepdims=True)
+    assert C._free_decision(npc, {"w": Zn[0]}, None) == ""
+    assert C._free_decision(npc, {"w": np.zeros(2)}, None).endswith("tie")  # w_0 = 0: every point ties
+    raw = dataclasses.replace(npc, args={"normalize": False})
+    w = np.array([0.0, 1.0])  # raw scores (0, 0.1, -0.2, 0.5): no tie; normalized likewise
+    assert C._free_decision(raw, {"w": w}, None) == ""
+
+
+def test_reference_ties_ignore_the_cyclic_rule(mk):
+    p = mk("perceptron", FOUR)
+    near = {"w": np.array([1.0, 10.0 + 1e-12])}
+    assert C._reference_tie(p, near, "cyclic") == ""
+    assert C._reference_tie(p, {"w": np.zeros(2)}, None) == "more than one misclassified point"
+    n = dataclasses.replace(mk("nkp", FOUR), G=np.array([[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]]))
+    close = np.array([0.5 + 1e-7, 0.25, 0.25 - 1e-7])  # G alpha = 1.5 alpha - 0.5: the two smallest 1.5e-7 apart
+    assert C._reference_tie(n, {"alpha": close}, None, tie=1e-5).endswith("tie")
+    assert C._reference_tie(n, {"alpha": close}, None, tie=1e-9) == ""
+
+
+def test_pt11_patterns_order_and_first_choice(mk):
+    d = mk("pdm")
+    P = d.P
+    s0, s1 = {"t": 1, "w": P[0]}, {"t": 3, "w": P[0] + 2 * P[2]}
+    assert C._pt11_pattern(d, s0, s1) == 2
+    assert C._pt11_pattern(d, {"t": 0, "w": np.zeros(3)}, {"t": 1, "w": P[1]}) == 1
+    assert C._pt11_pattern(d, s0, {"t": 2, "w": P[0] + 0.5 * P[2]}) is None
+    assert C._pt11_pattern(d, {"w": None}, s1) is None and C._pt11_pattern(d, s0, {"t": 2}) is None
+    assert C._pt11_pattern(d, {"w": np.zeros(3)}, {"w": P[1]}) == 1  # no counters: one update
+    z = {"t": 0, "w": np.zeros(3)}
+    assert C._pt11_order(d, z, {"t": 1, "w": P[0]}, z, {"t": 1, "w": P[1]}) == (
+        "the reference updates on pattern 0, the implementation on pattern 1: the order of presentation is free")
+    assert C._pt11_order(d, z, {"t": 1, "w": P[0]}, z, {"t": 1, "w": P[0] * 1.5}) == ""
+    assert C._pt11_order(d, z, {"t": 1, "w": P[0]}, z, {"t": 1, "w": P[0]}) == ""
+    # at a = 0 every pattern satisfies (8) (threshold 0): the first state is a free choice
+    assert C._pt11_first_choice(d, [z, {"t": 1, "w": P[0]}]) == (
+        0, "more than one pattern satisfies the update condition: the order of presentation is free")
+    # at a_1 = P_0 only pattern 2 does (P a_1 = (6, 6, 3), threshold 4.2)
+    assert C._pt11_first_choice(d, [{"t": 1, "w": P[0]}, {"t": 2, "w": P[0] + P[2]}]) == (None, "")
+    assert C._pt11_first_choice(d, [{"t": 1, "w": None}, z, {"t": 1, "w": P[0]}]) == (1, C._pt11_first_choice(d, [z, z])[1])
+    assert C._pt11_first_choice(d, [z]) == (None, "")  # the last state has no step
+    f = mk("pfm")
+    assert C._pt11_first_choice(f, [z, z])[0] == 0
+
+
+def test_reference_options_keep_only_the_references_algorithm_options():
+    assert C.reference_options("pdm", None) == {} and C.reference_options("pdm", {}) == {}
+    opts = {"active_sets": True, "multiple_updates": True, "max_iter": 5, "trace": True, "epsilon": 0.1, "progress": print,
+            "not_an_option": 1}  # fmt: skip
+    assert C.reference_options("pdm", opts) == {"active_sets": True, "multiple_updates": True}
+    assert C.reference_options("snkpvn", {"q": [1.0], "delta": 0.1, "engine": "fast"}) == {"engine": "fast"}
+    assert C.reference_options("perceptron", {"rule": "cyclic", "seed": 1}) == {}
+
+
+def test_a_failure_shows_the_first_failed_check_with_both_answers(mk):
+    c = mk("snkp", FOUR)
+    ans = _ref(c, iterations=c.reference["iterations"] + 1, error=None)
+    ans.pop("error")
+    res = [CheckResult("claim.separator", PASS), CheckResult("bound.iterations", FAIL, "m1"), CheckResult("x", FAIL, "m2")]
+    f = C._failure(c, ans, res)
+    assert (f.check, f.message, f.case_id, f.shrunk, f.iterate) == ("bound.iterations", "m1", c.case_id, False, None)
+    assert f.instance == {"name": "four", "X": c.X.tolist(), "y": c.y.tolist(), "kernel": "linear", "params": {}}
+    assert f.arguments == {"max_iter": c.max_iter} and f.reference["iterations"] == c.reference["iterations"]
+    assert f.implementation["iterations"] == c.reference["iterations"] + 1 and "error" not in f.implementation
+    assert set(f.reference) == set(f.implementation) == {"status", "iterations", "alpha", "w", "p"}
+    assert C._failure(c, dict(ans, error="boom"), res, shrunk=True).implementation["error"] == "boom"
+    assert C._failure(c, ans, res, shrunk=True).shrunk is True
+    # a check failed at an iterate: both iterates there
+    tr = C._reference_run(c)["trace"]
+    mine = [dict(s) for s in tr[:3]]
+    mine[2] = dict(mine[2], alpha=np.full(4, 0.25))
+    f = C._failure(c, dict(ans, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=2)])
+    assert f.iterate == 2 and f.implementation["alpha"].tolist() == [0.25] * 4
+    assert np.array_equal(f.reference["alpha"], tr[2]["alpha"]) and np.array_equal(f.reference["p"], tr[2]["p"])
+    f = C._failure(c, dict(ans, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=99)])
+    assert f.iterate is None  # no such iterate returned: the final answers
