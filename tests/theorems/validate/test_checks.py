@@ -963,3 +963,112 @@ def test_a_failure_shows_the_first_failed_check_with_both_answers(mk):
     assert np.array_equal(f.reference["alpha"], tr[2]["alpha"]) and np.array_equal(f.reference["p"], tr[2]["p"])
     f = C._failure(c, dict(ans, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=99)])
     assert f.iterate is None  # no such iterate returned: the final answers
+
+
+# -- trajectory.final and strict.trajectory, message by message ---------------------------------------------
+
+
+def test_trajectory_final_messages(mk):
+    c = mk("snkp", FOUR)
+    ref = C._reference_run(c)
+    states, K = ref["trace"], ref["iterations"]
+    assert ref["status"] == "max_iter" and K == len(states) - 1 >= 10
+    at = lambda k, **kw: _ref(c, status="max_iter", iterations=k, alpha=states[k]["alpha"], p=states[k]["p"], **kw)  # noqa: E731
+    assert C.check_trajectory(c, at(K)) == [CheckResult("trajectory.final", PASS, f"the returned iterate is the reference's at k = {K}")]
+    assert C.check_trajectory(c, at(5))[0].message == "the returned iterate is the reference's at k = 5"
+    r = C.check_trajectory(c, dict(at(6), iterations=5))[0]
+    assert r == CheckResult("trajectory.final", FAIL, "the returned alpha is the reference's iterate alpha_6, but the counter says k = 5: "
+                            "the counter is off by -1 (the trajectory is determined: no decision within round-off up to iterate 5)")
+    r = C.check_trajectory(c, dict(at(3), iterations=5))[0]
+    assert "is the reference's iterate alpha_3, but the counter says k = 5: the counter is off by 2" in r.message
+    r = C.check_trajectory(c, dict(at(K), iterations=K + 1))[0]
+    assert r == CheckResult("trajectory.final", FAIL, f"the returned iterate is the reference's final one, at k = {K}, but the counter says "
+                            f"k = {K + 1}: the counter is off by 1 (the trajectory is determined: no decision within round-off up to iterate {K})")
+    r = C.check_trajectory(c, dict(at(K), iterations=K + 3, alpha=np.full(4, 0.25)))[0]
+    assert r == CheckResult("trajectory.final", SKIP, f"stopped at k = {K + 3}, after the reference (k = {K}): beyond the reference's run, "
+                            "nothing to compare")
+    wrong = np.full(4, 0.25)
+    d = float(np.max(np.abs(wrong - states[5]["alpha"])))
+    assert C.check_trajectory(c, dict(at(5), alpha=wrong))[0] == CheckResult(
+        "trajectory.final", FAIL, f"the returned alpha is not the reference's iterate alpha_5 at the returned counter k = 5 (max |difference| "
+        f"{d:.3g}): the trajectory is determined here (no decision within round-off up to iterate 5), so an update computes the wrong quantity")
+    r = C.check_trajectory(c, dict(at(5), p=np.full(4, 0.25)))[0]
+    assert r.outcome == FAIL and r.message.startswith("the returned p is not the reference's iterate p_5")
+    assert C.check_trajectory(c, dict(at(5), iterations=None))[0] == CheckResult(
+        "trajectory.final", SKIP, "no counter returned: the iterate cannot be located on the reference's trajectory")
+
+
+def test_trajectory_final_skips_what_it_cannot_compare_and_says_why(mk):
+    assert C.check_trajectory(mk("pdm"), _ref(mk("pdm")))[0] == CheckResult("trajectory.final", SKIP, (
+        "PT11: the order the patterns are presented in is free, so the trajectory is not compared (--strict compares it with the "
+        "reference's order and options)"))
+    assert C.check_trajectory(mk("isnkpvn"), _ref(mk("isnkpvn")))[0] == CheckResult(
+        "trajectory.final", SKIP, "ISNKPVN: nested runs, not compared (--strict compares the totals)")
+    p = mk("perceptron", FOUR)
+    assert C.check_trajectory(p, _ref(p))[0] == CheckResult(
+        "trajectory.final", SKIP, "the callable takes no rule: any mistake is a legitimate update")
+    n = mk("nkp", FOUR)
+    r = C.check_trajectory(n, _ref(n))[0]
+    assert r == CheckResult("trajectory.final", SKIP, f"cannot compare at k = {n.reference['iterations']}: the reference's step from "
+                            f"iterate 0 is a free choice ({C._free_decision(n, C._reference_run(n)['trace'][0], None)})")
+    # with a rule the Perceptron's trajectory is compared
+    # (a score that is 0 on one machine may be 1e-17 on another: either the comparison is made, or it says why not)
+    cyc = _ref(p, rule_passed="cyclic")
+    r = C.check_trajectory(p, cyc)[0]
+    assert r.outcome == PASS or (r.outcome == SKIP and "is 0 within round-off" in r.message), r
+    r = C.check_trajectory(p, dict(cyc, w=np.array([5.0, 5.0])))[0]
+    assert (r.outcome == FAIL and "an update computes the wrong quantity" in r.message) or (
+        r.outcome == SKIP and "is 0 within round-off" in r.message), r
+
+
+def test_strict_on_pt11_compares_one_state_per_counter_and_notes_another_order(mk):
+    d = mk("pdm", Instance("pair", np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, -1])))
+    ref = C._reference_run(d)
+    tr = ref["trace"]
+    assert C.check_strict(d, _ref(d, trace=tr)) == [CheckResult("strict.trajectory", PASS)]
+    doubled = [tr[0]] + [s for s in tr[1:] for _ in (0, 1)]  # each state recorded twice (end of a pass)
+    assert C.check_strict(d, _ref(d, trace=doubled)) == [CheckResult("strict.trajectory", PASS)]
+    P = d.P
+    other = [tr[0], {"t": 1, "w": P[1]}] + [dict(s) for s in tr[2:]]  # the first update on the other pattern
+    assert tr[1]["w"].tolist() == P[0].tolist()
+    assert C.check_strict(d, _ref(d, trace=other)) == [CheckResult("strict.trajectory", NOTE, (
+        "trajectories diverge at step 1 after a near-tie decision of the reference (the reference updates on pattern 0, the "
+        "implementation on pattern 1: the order of presentation is free); not a failure"))]
+    bad = [tr[0], {"t": 1, "w": 2 * P[0]}] + [dict(s) for s in tr[2:]]
+    r = C.check_strict(d, _ref(d, trace=bad))[0]
+    assert (r.outcome, r.at) == (FAIL, 1) and r.message == f"iterate 1: w = {C._short(2 * P[0])} differs from the reference's {C._short(P[0])}"
+    # no trace, another final vector: the reference's first state is a free choice of order
+    r = C.check_strict(d, _ref(d, w=ref["w"] + 1.0))[0]
+    assert r.outcome == NOTE and r.message == (
+        "no trace, and the reference's step from iterate 0 is a free choice (more than one pattern satisfies the update "
+        "condition: the order of presentation is free): the final answers differ but cannot be compared; not a failure")
+
+
+def test_strict_final_answers_without_a_counter_or_a_trace(mk):
+    c = mk("snkp", FOUR)
+    ref = C._reference_run(c)
+    r = C.check_strict(c, _ref(c, iterations=None, alpha=np.full(4, 0.25)))[0]
+    assert r == CheckResult("strict.trajectory", FAIL, f"final alpha = {C._short(np.full(4, 0.25))} differs from the reference's "
+                            f"{C._short(ref['alpha'])} (no trace to locate the step)")
+    assert C.check_strict(c, _ref(c, iterations=None)) == [CheckResult("strict.trajectory", PASS)]
+    r = C.check_strict(c, _ref(c, iterations=3, alpha=ref["trace"][3]["alpha"], p=ref["trace"][3]["p"]))[0]
+    assert r == CheckResult("strict.trajectory", FAIL, f"final (status, iterations) = (max_iter, 3) vs the reference's (max_iter, {ref['iterations']})")
+
+
+def test_strict_notes_a_valid_claim_at_another_stopping_iterate(mk):
+    c = mk("perceptron", E1E2)
+    ref = C._reference_run(c)
+    K = ref["iterations"]
+    # the same counter and another valid claim (both not max_iter): a note
+    later = _ref(c, rule_passed="cyclic", iterations=K + 2, w=ref["w"] * 3)
+    r = C.check_strict(c, later)[0]
+    assert r == CheckResult("strict.trajectory", NOTE, f"final (status, iterations) = (separator, {K + 2}) vs the reference's "
+                            f"(separator, {K}): a valid claim at another stopping iterate; not a failure")
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", status="max_iter", iterations=K + 2, w=ref["w"] * 3))[0]
+    assert r.outcome == FAIL  # a max_iter later is no valid claim
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", iterations=K - 1, w=ref["trace"][K - 1]["w"]))[0]
+    assert r.outcome == FAIL and r.message == f"final (status, iterations) = (separator, {K - 1}) vs the reference's (separator, {K})"
+    free = C.check_strict(c, _ref(c, rule_passed=None, iterations=K - 1, w=ref["trace"][K - 1]["w"]))[0]
+    assert free.outcome == NOTE and free.message == (
+        f"final (status, iterations) = (separator, {K - 1}) vs the reference's (separator, {K}), after a free choice of the reference at "
+        f"iterate 0 (more than one misclassified point); no trace to compare the steps; not a failure")
