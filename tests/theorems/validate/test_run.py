@@ -302,3 +302,46 @@ def test_parametrize_with_checks_has_one_check_per_case_and_a_search(small_corpu
         bad[-1].values[0]()
     monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: None)
     bad[-1].values[0]()  # a search that finds nothing passes
+
+
+def test_validate_defaults_reach_the_corpus_and_the_search(small_corpus, monkeypatch):
+    from theorems.validate.call import TIMEOUT
+    from theorems.validate.case import CAP
+
+    chosen, calls = small_corpus
+    caps = []
+
+    def corpus_spy(algorithm, cap=None):
+        caps.append(cap)
+        return _small(algorithm)
+
+    monkeypatch.setattr(run_module, "corpus", corpus_spy)
+    timeouts = []
+    real = run_module.run_case
+
+    def run_case_spy(impl, case, **kw):
+        timeouts.append((kw["timeout"], kw["strict"], kw["options"]))
+        return real(impl, case, **kw)
+
+    monkeypatch.setattr(run_module, "run_case", run_case_spy)
+    validate("snkp", reference.snkp)
+    (kw,) = calls
+    assert (kw["examples"], kw["seed"], kw["strict"], kw["timeout"], kw["cap"], kw["database"], kw["options"]) == (20, 0, False, TIMEOUT, CAP, None, {})
+    assert set(kw["skip_flags"]) == set() and caps == [CAP]
+    assert timeouts == [(TIMEOUT, False, {})] * 3
+
+
+def test_validate_on_data_gets_its_defaults(monkeypatch):
+    import theorems.validate.data as vdata
+
+    got = []
+    monkeypatch.setattr(vdata, "validate_on_data", lambda *a, **kw: got.append((a, kw)) or "report")
+    X, y = np.eye(2), np.array([1, -1])
+    assert validate("pdm", reference.pdm, data=(X, y)) == "report"
+    ((alg, impl, Xg, yg), kw), = got
+    assert (alg, impl, Xg is X, yg is y) == ("pdm", reference.pdm, True, True)
+    assert kw == {"rho": 1.0, "Delta": None, "epsilons": (0.1,), "max_iter": None}
+    validate("pfm", reference.pfm, data=(X, y), rho=None, Delta=2.0, epsilons=[0.2, 0.3], max_iter=7)
+    assert got[-1][1] == {"rho": None, "Delta": 2.0, "epsilons": (0.2, 0.3), "max_iter": 7}
+    with pytest.raises(ValueError, match=r"data must be a pair \(X, y\)"):
+        validate("pdm", reference.pdm, data=(X, y, None))
