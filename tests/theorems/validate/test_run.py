@@ -345,3 +345,24 @@ def test_validate_on_data_gets_its_defaults(monkeypatch):
     assert got[-1][1] == {"rho": None, "Delta": 2.0, "epsilons": (0.2, 0.3), "max_iter": 7}
     with pytest.raises(ValueError, match=r"data must be a pair \(X, y\)"):
         validate("pdm", reference.pdm, data=(X, y, None))
+
+
+def test_parametrize_with_checks_defaults(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    chosen["snkp"] = _small("snkp", n=1)
+    seen, strict = [], []
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda alg, impl, report, **kw: seen.append((alg, impl, report, kw)))
+    real = run_module.run_case
+    monkeypatch.setattr(run_module, "run_case", lambda impl, case, **kw: strict.append(kw) or real(impl, case, **kw))
+    params = parametrize_with_checks("snkp", reference.snkp).args[1]
+    params[0].values[0]()
+    params[-1].values[0]()
+    ((alg, impl, report, kw),) = seen
+    assert (alg, impl, kw) == ("snkp", reference.snkp, {"examples": 20, "seed": 0, "strict": False})
+    assert (report.algorithm, report.implementation, report.strict) == ("snkp", "reference.algorithms:snkp", False)
+    assert strict == [{"strict": False}]
+    seen.clear(), strict.clear()
+    params = parametrize_with_checks("snkp", reference.snkp, budget=3, strict=True, seed=9).args[1]
+    params[0].values[0]()
+    params[-1].values[0]()
+    assert seen[0][3] == {"examples": 3, "seed": 9, "strict": True} and seen[0][2].strict is True and strict == [{"strict": True}]
