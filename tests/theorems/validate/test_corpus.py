@@ -105,3 +105,84 @@ def test_the_deep_tier_catches_a_counter_that_wraps_on_long_runs():
     r = validate("pdm", cc.pdm_short_counter, budget=0, deep=True)
     assert not r.conforms and "not a nonnegative integer" in r.failing["answer.contract"][0][1]
     assert time.perf_counter() - t0 < 60
+
+
+# -- what the corpus holds, by construction ------------------------------------------------------------------
+
+from theorems.validate.corpus import _corpus_instances  # noqa: E402
+
+#: The corpus's instances (docs/validation.md): every degenerate case, RP14's worked example, planted separable
+#: and infeasible instances, two kernel instances, the long ill-conditioned run, four random infeasible
+#: instances of small dimension and the rounded antipodal pair.
+INSTANCES = [
+    "deg:n1", "deg:n1,d1", "deg:d1,feasible", "deg:d1,infeasible", "deg:duplicates", "deg:antipodal,same-label",
+    "deg:antipodal,opposite-labels", "deg:collinear,infeasible", "deg:collinear,feasible", "deg:orthonormal(n=4)",
+    "deg:zero-margin", "deg:square(ties)", "deg:planted(d=3,m=2,n=5,rho=0.02,unit,seed=11)", "rp14_example(r=3,n=6)",
+    "planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)", "planted(d=4,m=3,n=9,rho=0.2,c=2,seed=2)", "infeasible(simplex,d=2,n=3,seed=0)",
+    "infeasible(random,d=3,n=6,seed=5)", "kernel(gaussian,sigma=1.0,n=8,d=2,seed=3)", "kernel(polynomial,c=1.0,degree=2,n=6,d=2,seed=4)",
+    "planted(d=5,m=3,n=7,rho=0.0003,unit,seed=0)", "infeasible(random,d=1,n=8,seed=3)", "infeasible(random,d=1,n=8,seed=7)",
+    "infeasible(random,d=2,n=8,seed=4)", "infeasible(random,d=2,n=8,seed=9)", "antipodal-rounded",
+]  # fmt: skip
+
+
+def test_the_corpus_instances():
+    insts = _corpus_instances()
+    assert [i.name for i in insts] == INSTANCES
+    long_run = insts[INSTANCES.index("planted(d=5,m=3,n=7,rho=0.0003,unit,seed=0)")]
+    assert {"small_margin", "long_run"} <= set(long_run.flags)
+    rounded = insts[-1]
+    assert rounded.X.tolist() == [[1.0, 1.0], [-1.0, -1.0]] and rounded.y.tolist() == [1, 1]
+    assert set(rounded.flags) == {"antipodal", "infeasible", "one_class"}
+    G = reference.gram(rounded.X, rounded.y)
+    assert G[0, 1] == -0.9999999999999998  # the rounding the instance is there for
+
+
+def _variants(algorithm):
+    out = {}
+    for c in corpus(algorithm):
+        parts = c.case_id.split("/", 2)
+        out.setdefault(parts[1], []).append(parts[2] if len(parts) == 3 else "")
+    return out
+
+
+def test_each_algorithm_runs_its_variants_of_every_instance():
+    v = _variants("perceptron")
+    assert v["planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)"] == ["", "rule=most_violated"]
+    v = _variants("pdm")
+    assert v["planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)"][:3] == ["eps=0.3", "eps=0.7", "eps=0.3,Delta=1"]
+    for alg in ("pfm", "pdm_succ"):
+        assert _variants(alg)["planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)"][:2] == ["", "Delta=1"]
+    v = _variants("snkpvn")
+    assert v["rp14_example(r=3,n=6)"][:2] == ["", "q=simplex"]
+    assert _variants("snkp")["rp14_example(r=3,n=6)"] == [""]
+    for c in corpus("snkpvn"):
+        assert ("q_simplex" in c.flags) == c.case_id.endswith("/q=simplex")
+    pdm = {c.case_id: c for c in corpus("pdm")}
+    assert pdm["pdm/planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)/eps=0.7"].args["epsilon"] == 0.7
+    assert pdm["pdm/planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)/eps=0.3,Delta=1"].args["Delta"] == 1.0
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "snkp", "pdm", "pfm"])
+def test_budget_cases_halve_the_references_count_on_the_first_two_slow_cases(algorithm):
+    cases = corpus(algorithm)
+    plain = [c for c in cases if not ({"budget", "csr"} & set(c.flags))]
+    slow = [c for c in plain if c.reference["status"] != "max_iter" and c.reference["iterations"] >= 6][:2]
+    budget = [c for c in cases if "budget" in c.flags and "crossing" not in c.flags and "csr" not in c.flags]
+    assert len(slow) == 2 and len(budget) == 2
+    for s, b in zip(slow, budget):
+        assert b.name == s.name and b.max_iter == s.reference["iterations"] // 2 and not b.termination_required
+        assert b.args == s.args or all(np.array_equal(b.args[k], s.args[k]) for k in s.args)
+        assert b.case_id.endswith("budget") and b.reference["status"] == "max_iter"
+
+
+@pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
+def test_crossing_budgets_fall_inside_a_multiple_update(algorithm):
+    cases = [c for c in corpus(algorithm) if "crossing" in c.flags and "csr" not in c.flags]
+    assert 1 <= len(cases) <= 2
+    for c in cases:
+        assert c.case_id.endswith("budget=crossing") and "budget" in c.flags
+        pos = [c.args["beta"]] if algorithm == "pfm" else [c.args["epsilon"]]
+        res = getattr(reference, algorithm)(c.X, c.y, *pos, rho=1.0, Delta=c.args["Delta"], multiple_updates=True,
+                                            max_iter=10**6, max_epochs=10**9, trace=True)  # fmt: skip
+        ts = [s.t for s in res.trace]
+        assert any(a < c.max_iter < b for a, b in zip(ts, ts[1:]))  # t jumps over the budget
