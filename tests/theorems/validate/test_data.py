@@ -323,3 +323,170 @@ def test_data_report_as_dict(heart):
     from theorems.validate.data import DataReport
 
     assert DataReport("pfm").as_dict() == {"algorithm": "pfm", "conforms": True, "margin": None, "checks": []}
+
+
+# -- each check of a run on data, message by message (a three-point data set) -------------------------------
+
+import scipy.sparse as sp  # noqa: E402
+
+from theorems import paper_bounds  # noqa: E402
+from theorems.validate import data as D  # noqa: E402
+
+X3 = sp.csr_matrix(np.array([[2.0, 1.0], [1.5, 2.0], [-1.0, -2.0]]))
+Y3 = np.array([1, 1, -1])
+
+
+@pytest.fixture(scope="module")
+def three():
+    out = {}
+    for Delta in (None, 1.0):
+        P = ref.make_patterns(X3, Y3, rho=1.0, Delta=Delta)
+        M = ref.margin_from_data(X3, Y3, rho=1.0, Delta=Delta)
+        out[Delta] = (P, M)
+    return out
+
+
+def _checks(three, alg, acc, ans, Delta=None, max_iter=100):
+    P, M = three[Delta]
+    return {c.id: c for c in reversed(D._checks_one(alg, acc, ans, P, M, M.R, max_iter))}, D._checks_one(alg, acc, ans, P, M, M.R, max_iter)
+
+
+def test_data_contract_names_every_problem(three):
+    P, _ = three[None]
+    first, allc = _checks(three, "pdm", 0.1, {"status": "done", "iterations": -1, "w": [1.0]})
+    assert [c.id for c in allc] == ["answer.contract"] and not allc[0].passed
+    assert allc[0].detail == ("status 'done' is not 'separator' or 'max_iter'; iterations -1 is not an integer >= 0; "
+                              f"w must be a finite vector of length {P.dim} = d 2 + 1 (bias) + 0 (extended), got (1,)")  # fmt: skip
+    assert "iterations True is not an integer" in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": True, "w": [0, 0, 0]})[1][0].detail
+    assert "iterations 2.0 is not an integer" in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 2.0, "w": [0, 0, 0]})[1][0].detail
+    assert "got None" in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 2, "w": ["a", 1, 2]})[1][0].detail
+    assert "got (3,)" in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 2, "w": [np.nan, 1, 2]})[1][0].detail
+    P1, _ = three[1.0]
+    ext = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 2, "w": [0, 0, 0]}, Delta=1.0)[1][0]
+    assert ext.detail.endswith(f"w must be a finite vector of length {P1.dim} = d 2 + 1 (bias) + 3 (extended), got (3,)")
+
+    class Obj:  # an answer as an object
+        status, iterations, w = "max_iter", 100, np.zeros(3)
+
+    assert _checks(three, "pdm", 0.1, Obj())[0]["answer.contract"].passed
+
+
+def test_data_separator_claims_and_their_guarantee(three):
+    P, M = three[None]
+    good = ref.pdm(X3, Y3, 0.1, rho=1.0)
+    first, allc = _checks(three, "pdm", 0.1, {"status": "separator", "iterations": good.iterations, "w": good.w})
+    assert all(c.passed for c in allc) and [c.id for c in allc][:2] == ["answer.contract", "claim.separator"]
+    assert first["claim.separator"].detail == "ok" and first["guarantee.margin"].detail == "ok"
+    w = np.array([1.0, -1.0, 0.0])  # the patterns (2, 1, 1), (1.5, 2, 1), (1, 2, -1): P w = (1, -0.5, -1)
+    first, _ = _checks(three, "pdm", 0.1, {"status": "separator", "iterations": 1, "w": w})
+    assert not first["claim.separator"].passed and first["claim.separator"].detail.endswith(
+        "(a.y_k > 0 must hold for every pattern; the most violated is pattern 2: a.y_2 = -1.000000e+00)")
+    ach = -1.0 / np.sqrt(2.0)
+    assert first["guarantee.margin"].detail == (f"pattern 2: min_k a.y_k/||a|| = a.y_2/||a|| = {ach:.10e} must be >= (1 - eps) gamma_d = "
+                                                f"{0.9 * M.lower:.10e} [PT11 Sec. 3 / Thm. 1]")  # fmt: skip
+    # PFM: > beta
+    beta = 0.5 * M.lower
+    f = ref.pfm(X3, Y3, beta, rho=1.0)
+    assert all(c.passed for c in _checks(three, "pfm", beta, {"status": "separator", "iterations": f.iterations, "w": f.w})[1])
+    first, _ = _checks(three, "pfm", 10.0, {"status": "separator", "iterations": f.iterations, "w": f.w})
+    assert not first["guarantee.margin"].passed and "must be > beta = 1.0000000000e+01" in first["guarantee.margin"].detail
+    z = _checks(three, "pdm", 0.1, {"status": "separator", "iterations": 1, "w": np.zeros(3)})[0]
+    assert "guarantee.margin" not in z and not z["claim.separator"].passed  # the zero vector: no margin to compute
+
+
+def test_data_max_iter_claims(three):
+    first, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 7, "w": np.array([2.0, 1.0, 1.0])}, max_iter=10)
+    assert first["claim.max_iter"].detail == "'max_iter' after t = 7 < max_iter = 10 updates: stopped early without a claim"
+    assert not first["run.converged"].passed and first["run.converged"].detail == (
+        "'max_iter' after t = 7 updates (max_iter = 10): the run did not converge, so guarantee.margin (and claim.separator) "
+        "could not be checked -- no verdict on the implementation; raise --max-iter")
+    first, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 10, "w": np.array([2.0, 1.0, 1.0])}, max_iter=10)
+    assert first["claim.max_iter"].passed and first["claim.max_iter"].detail == "ok"
+    over = [c for c in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 12, "w": np.array([2.0, 1.0, 1.0])}, max_iter=10)[1]
+            if c.id == "claim.max_iter"]  # fmt: skip
+    assert [c.passed for c in over] == [True, False]
+    assert over[1].detail == "'max_iter' after t = 12 updates, above the budget max_iter = 10 it was given"
+
+
+def test_data_bound_and_count_invariants(three):
+    P, M = three[None]
+    bound = paper_bounds.pdm_theorem2(M.R, M.lower, 0.1)
+    w = np.array([2.0, 1.0, 1.0]) * 100
+    t = int(bound) + 5
+    first, _ = _checks(three, "pdm", 0.1, {"status": "separator", "iterations": t, "w": w})
+    assert first["bound.iterations"].detail == f"t = {t} updates must be <= {bound:.6g} [PT11 Thm. 2]"
+    assert _checks(three, "pdm", 0.1, {"status": "separator", "iterations": int(bound) + 1, "w": w})[0]["bound.iterations"].passed
+    first, _ = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 10**9, "w": w}, max_iter=10**9)
+    assert first["bound.iterations"].detail == f"'max_iter' after t = {10**9} updates, but PT11 Thm. 2 guarantees convergence within {bound:.6g} <= max_iter"
+    assert "bound.iterations" not in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 3, "w": w}, max_iter=3)[0]
+    assert "bound.iterations" not in _checks(three, "pfm", 0.1, {"status": "separator", "iterations": t, "w": w})[0]
+    small = np.array([2.0, 1.0, 1.0]) * 0.01
+    first, _ = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 5, "w": small}, max_iter=5)
+    ratio = float(np.linalg.norm(small)) / 5
+    assert first["invariant.final"].detail == f"||a_t||/t = {ratio:.10e} must be >= gamma_d >= {M.lower:.10e} [PT11 eq. (4)]"
+    assert "invariant.final" not in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 0, "w": small}, max_iter=0)[0]
+
+
+def test_data_extended_space_counts(three):
+    P, M = three[1.0]
+    good = ref.pdm(X3, Y3, 0.1, rho=1.0, Delta=1.0)
+    first, allc = _checks(three, "pdm", 0.1, {"status": good.status, "iterations": good.iterations, "w": good.w}, Delta=1.0)
+    assert all(c.passed for c in allc)
+    w = good.w.copy()
+    w[P.d0 + 1] += 0.5 * Y3[1]
+    first, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": good.iterations, "w": w}, Delta=1.0,
+                          max_iter=good.iterations)  # fmt: skip
+    (bad,) = [c for c in allc if c.id == "invariant.final" and not c.passed]
+    counts = w[P.d0:] / (1.0 * Y3)
+    assert bad.detail == (f"pattern 1: a_ext[1]/(Delta l_1) = {counts[1]!r} must be a nonnegative integer "
+                          "(the number of updates with y_{j}, PT11 Sec. 5)")  # fmt: skip
+    w = good.w.copy()
+    w[P.d0] += 1.0 * Y3[0]  # one more update counted than t says
+    (bad,) = [c for c in _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": good.iterations, "w": w}, Delta=1.0,
+                                 max_iter=good.iterations)[1] if c.id == "invariant.final" and not c.passed]  # fmt: skip
+    assert bad.detail == f"the update counts of the extended coordinates sum to {good.iterations + 1}, but t = {good.iterations}"
+
+
+def test_data_report_text(three):
+    P, M = three[None]
+    rep = D.DataReport("pdm", margin=M)
+    rep.checks = [D.DataCheck("answer.contract", True, "ok", 0.1), D.DataCheck("claim.separator", True, "ok", 0.1)]
+    head = f"pdm on data (m = 3, d = 2, nnz = 6; certified gamma_d in [{M.lower!r}, {M.upper!r}]): "
+    assert rep.conforms and rep.format() == head + "conforms (2 checks passed, every run converged)" and rep.summary() == rep.format()
+    rep.checks.append(D.DataCheck("run.converged", False, "did not converge", 0.2))
+    assert rep.format() == head + "no check failed; 1 of 2 runs did NOT converge (their margin guarantee could not be checked): not conforming" \
+        + "\n  FAIL run.converged (accuracy 0.2): did not converge"  # fmt: skip
+    rep.checks.append(D.DataCheck("guarantee.margin", False, "too small", 0.1))
+    lines = rep.format().split("\n")
+    assert lines[0] == head + "1 of 4 checks FAIL; 1 of 2 runs did NOT converge (their margin guarantee could not be checked): not conforming"
+    assert lines[1:] == ["  FAIL run.converged (accuracy 0.2): did not converge", "  FAIL guarantee.margin (accuracy 0.1): too small"]
+    assert rep.summary() == lines[0] and [c.id for c in rep.failures] == ["run.converged", "guarantee.margin"]
+    d = rep.as_dict()
+    assert d["conforms"] is False and d["margin"] == {"lower": M.lower, "upper": M.upper, "m": 3, "d": 2, "nnz": 6}
+    assert d["checks"][-1] == {"id": "guarantee.margin", "passed": False, "detail": "too small", "accuracy": 0.1}
+    assert D.DataReport("pdm").as_dict()["margin"] is None
+
+
+def test_validate_on_data_refuses_bad_arguments_and_reports_a_crash():
+    with pytest.raises(ValueError, match=r"validation on data covers \['pdm', 'pdm_succ', 'pfm'\] \(the PT11 algorithms\), got 'snkp'"):
+        validate_on_data("snkp", ref.snkp, X3, Y3)
+    with pytest.raises(ValueError, match=r"fn must be a callable fn\(X, y, epsilon"):
+        validate_on_data("pdm", "ref.pdm", X3, Y3)
+    with pytest.raises(ValueError, match=r"epsilon"):
+        validate_on_data("pdm", ref.pdm, X3, Y3, epsilons=(0.0,))
+    validate_on_data("pfm", ref.pfm, X3, Y3, epsilons=(2.0,), max_iter=50)  # beta has no upper limit
+
+    def boom(X, y, eps, **kw):
+        raise RuntimeError("no")
+
+    rep = validate_on_data("pdm", boom, X3, Y3, epsilons=(0.1, 0.2))
+    assert [(c.id, c.passed, c.detail, c.accuracy) for c in rep.checks] == [
+        ("answer.contract", False, "the call raised RuntimeError: no", 0.1), ("answer.contract", False, "the call raised RuntimeError: no", 0.2)]
+    got = []
+
+    def spy(X, y, eps, **kw):
+        got.append((eps, kw))
+        return ref.pdm(X, y, eps, **{k: v for k, v in kw.items() if k != "extra"})
+
+    validate_on_data("pdm", spy, X3, Y3, epsilons=(0.3,), max_iter=77, kwargs={"extra": 1})
+    assert got == [(0.3, {"rho": 1.0, "Delta": None, "max_iter": 77, "extra": 1})]
