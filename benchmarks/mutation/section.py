@@ -10,7 +10,7 @@ theorems/validate/.  This runs mutmut's own command line with the table named:
     python benchmarks/mutation/section.py validate apply NAME
     python benchmarks/mutation/section.py validate --tests tests/theorems/validate/test_answer.py run "theorems.validate.answer.*"
 
-``--tests PATH ...`` (before mutmut's subcommand) runs only those tests in place of the table's
+``--tests PATH ... [-k EXPR]`` (before mutmut's subcommand) runs only those tests in place of the table's
 ``pytest_add_cli_args_test_selection``: one module's mutants against the tests of its own subject
 (a survivor then costs seconds, not the whole suite).  mutmut sees a changed configuration, forgets
 its earlier verdicts and collects which test covers which function again, over those tests only.
@@ -23,6 +23,9 @@ it was made for (mutants/.section) and a run with another table is refused: move
 import os
 import sys
 import tomllib
+
+
+SUBCOMMANDS = ("run", "results", "show", "apply", "browse", "print-time-estimates", "tests-for-mutant", "export-cicd-stats")
 
 
 def reader(table, tests=None):
@@ -54,12 +57,12 @@ def main(argv):
         sys.exit(__doc__)
     table, args = argv[0], argv[1:]
     tests = []
-    if args[:1] == ["--tests"]:
+    if args[:1] == ["--tests"]:  # pytest arguments (files, directories, -k EXPR) up to mutmut's subcommand
         args = args[1:]
-        while args and args[0].endswith((".py", "/")):
+        while args and args[0] not in SUBCOMMANDS:
             tests.append(args.pop(0))
         if not tests:
-            sys.exit("--tests takes one or more test files or directories")
+            sys.exit("--tests takes one or more test files or directories (and pytest's -k EXPR)")
     import mutmut.configuration
 
     mutmut.configuration._config_reader = lambda: reader(table, tests)
