@@ -1072,3 +1072,66 @@ def test_strict_notes_a_valid_claim_at_another_stopping_iterate(mk):
     assert free.outcome == NOTE and free.message == (
         f"final (status, iterations) = (separator, {K - 1}) vs the reference's (separator, {K}), after a free choice of the reference at "
         f"iterate 0 (more than one misclassified point); no trace to compare the steps; not a failure")
+
+
+# -- the small helpers: which vector, which accuracy, simplex membership, near argmins ----------------------
+
+
+def test_which_vector_and_accuracy_each_algorithm_is_judged_by(mk):
+    assert [C._key_vectors(mk(a)) for a in ("snkp", "snkpvn", "nkp", "nvn", "perceptron", "pdm", "isnkpvn")] == [
+        ("alpha", "p"), ("alpha", "p"), ("alpha",), ("p",), ("w",), ("w",), ("w",)]
+    assert C._key_vector(mk("snkp")) == "alpha" and C._key_vector(mk("nvn")) == "p" and C._key_vector(mk("pdm")) == "w"
+    a, p = np.array([1.0, 0.0, 0.0]), np.full(3, 1 / 3)
+    assert C._sep_vector(mk("snkp"), {"alpha": a, "p": p}) == (a, "alpha")
+    v, name = C._sep_vector(mk("nvn"), {"p": p})
+    assert v is p and name == "alpha"  # NVN's separator is its p, judged as a combination of the points
+    assert C._sep_vector(mk("nvn"), {"alpha": a, "p": p})[0] is a
+    assert C._sep_vector(mk("pdm"), {"w": a}) == (a, "w")
+    assert C._accuracy(mk("nvn")) == (0.05, False) and C._accuracy(mk("isnkpvn")) == (0.05, True)
+    assert C._accuracy(mk("snkpvn")) == (mk("snkpvn").args["delta"], True) and C._accuracy(mk("snkp")) == (None, False)
+    assert C._expected_len(mk("snkp"), "alpha") == 3 and C._expected_len(mk("snkp"), "p") == 3
+    assert C._expected_len(mk("perceptron"), "w") == 2 and C._expected_len(mk("pdm"), "w") == 3
+
+
+def test_simplex_membership_and_near_argmins():
+    assert C._in_simplex(np.array([0.5, 0.5])) == ""
+    assert C._in_simplex(np.array([1.0 + 1e-7, -1e-7])) == ""  # within float32-friendly tolerances
+    assert C._in_simplex(np.array([1.1, -0.1])) == "has a negative entry -0.1"
+    assert C._in_simplex(np.array([0.5, 0.6])) == "sums to 1.1, not 1"
+    assert C._in_simplex(np.array([0.5, 0.5 + 2e-5])) == f"sums to {1.00002:.9g}, not 1"
+    assert C._in_simplex(np.array([0.5, 0.5 + 2e-5]), tol=1e-4) == ""
+    assert C._in_simplex(np.array([1.0, -1e-7]), neg=0.0) == f"has a negative entry {-1e-7:.3g}"
+    s = np.array([0.3, 0.1, 0.1 + 1e-7])
+    assert C._near_argmin(s, 1) and C._near_argmin(s, 2) and not C._near_argmin(s, 0)
+    assert C._near_argmin(np.array([100.0, 100.00001]), 1, scale=100.0) and not C._near_argmin(np.array([100.0, 100.001]), 1, 100.0)
+
+
+def test_a_separator_by_round_off_is_an_exit_within_round_off(mk):
+    c = mk("snkp", ROUNDED)
+    ref = {"status": "separator", "alpha": np.array([0.5, 0.5])}
+    assert C._exit_within_roundoff(c, ref, None)
+    assert not C._exit_within_roundoff(c, dict(ref, status="max_iter"), None)
+    assert not C._exit_within_roundoff(c, {"status": "separator", "alpha": None}, None)
+    m = mk("snkp")
+    assert not C._exit_within_roundoff(m, {"status": "separator", "alpha": np.array([1.0, 1.0, 1.0]) / 3}, None)
+    p = mk("perceptron", E1E2)
+    assert not C._exit_within_roundoff(p, {"status": "separator", "w": np.array([1.0, 1.0])}, None)
+    # a relative margin of 5e-7 ((1, -1 + 1e-6) . (1, 1) = 1e-6 against |z| . |w| = 2) is within float32's
+    # round-off (1e-5), not within float64's (1e-9)
+    slim = mk("perceptron", Instance("slim", np.array([[1.0, -1.0 + 1e-6], [1.0, 1.0]]), np.array([1, 1])))
+    sep = {"status": "separator", "w": np.array([1.0, 1.0])}
+    as32 = np.array([1 / 3, 2 / 3]).astype(np.float32).astype(np.float64)
+    assert C._exit_within_roundoff(slim, sep, as32) and not C._exit_within_roundoff(slim, sep, np.array([1 / 3, 2 / 3]))
+    assert not C._exit_within_roundoff(slim, sep, None)
+
+
+def test_same_iterate_needs_the_allowance_and_a_tenth_of_the_steps(mk):
+    c = mk("snkp", FOUR)
+    states = C._reference_run(c)["trace"]
+    ans = {"alpha": states[4]["alpha"].copy(), "p": states[4]["p"].copy()}
+    assert C._same_iterate(c, ans, states, 4) and not C._same_iterate(c, ans, states, 3)
+    assert not C._same_iterate(c, {"alpha": None, "p": None}, states, 4)
+    assert not C._same_iterate(c, dict(ans, alpha=np.ones(2)), states, 4)
+    step = float(np.max(np.abs(states[5]["alpha"] - states[4]["alpha"])))
+    assert C._same_iterate(c, dict(ans, alpha=ans["alpha"] + min(0.05 * step, 5e-7)), states, 4)
+    assert not C._same_iterate(c, dict(ans, alpha=ans["alpha"] + 0.2 * step), states, 4)
