@@ -1135,3 +1135,42 @@ def test_same_iterate_needs_the_allowance_and_a_tenth_of_the_steps(mk):
     step = float(np.max(np.abs(states[5]["alpha"] - states[4]["alpha"])))
     assert C._same_iterate(c, dict(ans, alpha=ans["alpha"] + min(0.05 * step, 5e-7)), states, 4)
     assert not C._same_iterate(c, dict(ans, alpha=ans["alpha"] + 0.2 * step), states, 4)
+
+
+def test_check_final_reports_the_first_violation(mk):
+    p = mk("perceptron")
+    assert C.check_final(p, _ref(p)) == [CheckResult("invariant.final", PASS)]
+    r = C.check_final(p, _ref(p, iterations=1, w=np.array([100.0, 0.0])))[0]
+    assert r.outcome == FAIL and r.message.startswith("||w_k||^2 = 10000 > k R^2")
+    s = mk("snkp")
+    assert C.check_final(s, _ref(s, iterations=None, alpha=np.array([2.0, -1.0, 0.0])))[0].message == (
+        "alpha has a negative entry -1 (RP14: alpha_k stays in the simplex)")
+
+
+def test_pt11_thresholds_and_convergence(mk):
+    d, f = mk("pdm"), mk("pfm")
+    a = d.P[0]  # ||a||^2 = 6
+    assert C._pt11_threshold(d, 0.3, a, 2) == (0.7 * 6 / 2, "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3")
+    assert C._pt11_threshold(d, 0.3, a, 0) == (0.0, "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3")
+    assert C._pt11_threshold(f, None, a, 2) == (f.args["beta"] * np.sqrt(6.0), "(7) a.y <= beta ||a||")
+    # at a = P_0, t = 1: P a = (6, 6, 3) against 0.7 * 6 = 4.2: pattern 2 still satisfies (8)
+    assert not C._pt11_converged(d, 0.3, a, 1)
+    assert C._pt11_converged(d, 0.6, a, 1)  # threshold 0.4 * 6 = 2.4 < 3
+    assert not C._pt11_converged(d, 0.6, a, 0)  # t = 0: never converged
+    big = d.reference["w"]
+    assert C._pt11_converged(d, d.args["epsilon"], big, d.reference["iterations"])
+
+
+def test_run_case_calls_and_evaluates(mk):
+    c = mk("snkp")
+    ans, results = C.run_case(reference.snkp, c)
+    assert ans["status"] == c.reference["status"] and all(r.outcome != FAIL for r in results)
+    assert [r.id for r in results][-1] == "trajectory.final"
+    ans, results = C.run_case(reference.snkp, c, strict=True)
+    assert results[-1] == CheckResult("strict.trajectory", PASS)
+
+    def crash(G, **kw):
+        raise ZeroDivisionError("x")
+
+    ans, results = C.run_case(crash, c)
+    assert results[0].id == "answer.contract" and results[0].outcome == FAIL and len(results) == 1
