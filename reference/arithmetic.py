@@ -477,11 +477,14 @@ def factored_norm_upper(Z, p: np.ndarray) -> float:
 def g_norm(G: np.ndarray, alpha: np.ndarray, ar: Optional[Arithmetic] = None):
     """The G-seminorm ||alpha||_G = sqrt(max(alpha^T G alpha, 0))  [RP14 Sec. 3].
 
-    The ``max`` guards against round-off making the quadratic form slightly negative.  Without
-    ``ar`` the norm is computed in float64 and returned as a Python ``float``.
+    The ``max`` guards against round-off making the quadratic form slightly negative; a NaN form
+    (a NaN entry, or ``None`` read as one) stays NaN, never 0.  Without ``ar`` the norm is computed
+    in float64 and returned as a Python ``float``.
     """
     if ar is None:
         G, alpha = np.asarray(G, dtype=np.float64), np.asarray(alpha, dtype=np.float64)
         return float(g_norm(G, alpha, Arithmetic(None)))
     q = alpha @ (G @ alpha)
+    if q != q:
+        return q  # NaN: no norm (the max below would make it 0)
     return ar.sqrt(q if q > 0 else ar.scalar(0))

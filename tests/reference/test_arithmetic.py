@@ -679,3 +679,18 @@ def test_scale_rows_pow2_sparse_is_the_dense_scaling():
     S = scale_rows_pow2(sp.csr_matrix(A))
     assert sp.issparse(S) and np.array_equal(S.toarray(), scale_rows_pow2(A))
     assert np.array_equal(S.toarray()[3], A[3])  # largest entry already in [1/2, 1): untouched
+
+
+def test_g_norm_of_a_nan_vector_is_nan_not_zero():
+    """max(alpha^T G alpha, 0) turned a NaN form into ||alpha||_G = 0 -- a norm below any accuracy
+    for a vector that is no vector (None entries read as NaN)."""
+    import math
+
+    import reference
+
+    G = np.array([[1.0, 0.5], [0.5, 1.0]])
+    assert math.isnan(reference.g_norm(G, np.array([np.nan, 0.5])))
+    assert math.isnan(reference.g_norm(G, [None, None]))
+    assert math.isnan(reference.g_norm(np.array([[np.nan, 0.0], [0.0, 1.0]]), np.array([0.5, 0.5])))
+    assert reference.g_norm(G, np.array([1.0, -1.0])) == 1.0  # sqrt(1 - 1 + 1)
+    assert reference.g_norm(np.array([[1.0, -1.0], [-1.0, 1.0]]), np.array([0.5, 0.5])) == 0.0
