@@ -120,7 +120,7 @@ class Case:
             kernel=inst["kernel"], params=dict(inst.get("params", {})), args=args, max_iter=max_iter,
             margin_name=b["margin_name"], m_lo=from_number(b["margin_lower"]), m_hi=from_number(b["margin_upper"]),
             R=from_number(b.get("R")), bound=from_number(b.get("iterations")), bound_source=b.get("iterations_source", ""),
-            termination_required=bool(b.get("termination_required", False)),
+            termination_required=bool(b.get("termination_required")),
             margin_guarantee=from_number(b.get("margin_guarantee")),
             reference=normalize_answer(d["reference"]), G=G, P=P, name=inst.get("name", ""),
         )
@@ -188,7 +188,7 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
     X = np.asarray(inst.X, dtype=np.float64)
     y = np.asarray(inst.y, dtype=np.int64)
     try:
-        G = np.asarray(reference.gram(X, y, inst.kernel, **inst.params), dtype=np.float64)
+        G = reference.gram(X, y, inst.kernel, **inst.params)  # float64
     except ValueError:
         G = None
     args: Dict[str, Any] = {}
@@ -233,13 +233,13 @@ def _rp14_primal_theory(algorithm, X, y, G, kernel, over, args) -> Optional[_The
         R = 1.0
         bound, source = (pbounds.normalized_perceptron(lo), "RP14 Sec. 2.1: 1/rho_2^2") if lo > 0 else (None, "")
         name = "rho_2"
-    feasible = lo > 0 if lo > 0 or hi < 0 else None
+    feasible = True if lo > 0 else (False if hi <= 0 else None)  # as for the Gram algorithms: margin <= 0 is nothing to find
     return _Theory(name, lo, hi, R, bound, source, feasible)
 
 
 def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
     """The Gram algorithms: NKP, SNKP, NVN, SNKPVN, ISNKPVN (their arguments go into ``args``)."""
-    n = G.shape[0]
+    n = len(G)
     lo, hi = _margin(G)
     feasible = True if lo > 0 else (False if hi <= 0 else None)
     bound, source = None, ""
@@ -260,7 +260,7 @@ def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
         if lo > 0:
             bound, source = pbounds.snkpvn_feasible(lo, n), "RP14 Lemma 8: 2 sqrt(2n)/rho_K"
         elif hi <= 0:
-            bound = pbounds.snkpvn_infeasible(delta, n, reference.g_norm(G, q), min(hi, 0.0))
+            bound = pbounds.snkpvn_infeasible(delta, n, reference.g_norm(G, q), hi)  # hi <= 0 here
             source = "RP14 Lemma 9 with the corrected Lemma 7 (E-A2)"
     elif algorithm == "isnkpvn":
         gamma, epsilon = float(over.get("gamma", 2.0)), float(over.get("epsilon", 0.05))

@@ -127,7 +127,7 @@ def test_primal_cases_without_a_positive_margin_have_no_bound():
     for algorithm in ("perceptron", "normalized_perceptron"):
         c = make_case(algorithm, Instance("twice", *TWICE))
         assert c.bound is None and c.bound_source == "" and not c.termination_required
-    rbf = Instance("rbf", MIXED.X, MIXED.y, kernel="rbf", params={"gamma": 0.5})
+    rbf = Instance("gaussian", MIXED.X, MIXED.y, kernel="gaussian", params={"sigma": 0.5})
     assert make_case("perceptron", rbf) is None and make_case("normalized_perceptron", rbf) is None
 
 
@@ -203,7 +203,7 @@ def test_pt11_cases_on_the_augmented_patterns(algorithm):
 
 def test_pt11_needs_separable_patterns_and_a_linear_kernel():
     assert make_case("pdm", Instance("twice", *TWICE)) is None
-    assert make_case("pdm", Instance("rbf", MIXED.X, MIXED.y, kernel="rbf", params={"gamma": 1.0})) is None
+    assert make_case("pdm", Instance("gaussian", MIXED.X, MIXED.y, kernel="gaussian", params={"sigma": 1.0})) is None
     assert make_case("pdm", Instance("twice", *TWICE), Delta=1.0) is not None  # the extended space separates anything
 
 
@@ -270,3 +270,152 @@ def test_the_reference_answer_is_run_with_the_cases_arguments(monkeypatch):
     assert ans["iterations"] == res.iterations and np.array_equal(ans["w"], res.w) and ans["trace"] is None
     tr = case_mod._reference_trace(c)
     assert tr is not None and len(tr) >= 1 and tr[-1]["t"] == res.iterations
+
+
+# -- JSON written by other programs, kernels, margins at the boundaries --------------------------------------
+
+RBF = Instance("gaussian pts", MIXED.X, MIXED.y, kernel="gaussian", params={"sigma": 2.0})
+FOUR = Instance("four", np.array([[1.0, 0.0], [-1.0, 0.1], [-0.5, -0.2], [0.5, 0.5]]), np.array([1, 1, 1, 1]))
+
+
+def test_json_with_integers_reads_as_floats_and_its_own_g_is_kept():
+    import json
+
+    c = make_case("snkpvn", MIXED)
+    d = json.loads(json.dumps(c.to_json()))
+    assert d["instance"]["G"] == c.G.tolist()  # a Gram algorithm's case carries G
+    d["instance"]["X"] = [[2, 1], [3, 2], [-1, -2]]  # integers, as another program may write them
+    d["instance"]["G"] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]  # and a G of its own: used as given
+    d["arguments"]["q"] = [1, 0, 0]
+    back = Case.from_json(d)
+    assert back.X.dtype == np.float64 and back.G.dtype == np.float64 and back.args["q"].dtype == np.float64
+    assert back.G.tolist() == np.eye(3).tolist() and back.y.dtype == np.int64
+    p = make_case("pdm", MIXED)
+    dp = json.loads(json.dumps(p.to_json()))
+    dp["instance"]["patterns"] = [[int(v) for v in row] for row in np.round(p.P)]
+    dp["instance"]["y"] = [1.0, 1.0, -1.0]
+    back = Case.from_json(dp)
+    assert back.P.dtype == np.float64 and back.y.dtype == np.int64 and back.y.tolist() == [1, 1, -1]
+
+
+def test_a_kernel_case_keeps_its_parameters_through_json_and_when_g_is_rebuilt():
+    import json
+
+    c = make_case("nkp", RBF)
+    assert c.params == {"sigma": 2.0} and np.array_equal(c.G, reference.gram(RBF.X, RBF.y, "gaussian", sigma=2.0))
+    assert not np.array_equal(c.G, reference.gram(RBF.X, RBF.y, "gaussian"))  # the parameter matters
+    d = json.loads(json.dumps(c.to_json()))
+    back = Case.from_json(d)
+    assert back.params == {"sigma": 2.0} and np.array_equal(back.G, c.G)
+    del d["instance"]["G"]
+    assert np.array_equal(Case.from_json(d).G, c.G)  # rebuilt with sigma = 2
+
+
+def test_a_reference_trace_in_json_survives_the_round_trip():
+    import json
+
+    c = make_case("snkp", MIXED)
+    d = json.loads(json.dumps(c.to_json()))
+    assert "trace" not in d["reference"]
+    d["reference"]["trace"] = [{"k": 0, "alpha": [1 / 3] * 3}]
+    again = json.loads(json.dumps(Case.from_json(d).to_json()))
+    assert again["reference"]["trace"] == [{"k": 0, "alpha": [1 / 3] * 3}]
+
+
+def test_make_case_reads_integer_data_as_floats_and_an_unknown_kernel_as_no_case():
+    c = make_case("perceptron", Instance("ints", [[2, 1], [1, 2], [-1, -2]], [1.0, 1.0, -1.0]))
+    assert c.X.dtype == np.float64 and c.y.dtype == np.int64 and c.y.tolist() == [1, 1, -1]
+    assert make_case("snkp", Instance("bad kernel", MIXED.X, MIXED.y, kernel="no such kernel")) is None
+    assert make_case("pdm", Instance("bad kernel", MIXED.X, MIXED.y, kernel="no such kernel")) is None
+    with pytest.raises(ValueError, match=r"^unknown algorithm 'x'; choose one of perceptron, normalized_perceptron, nkp, snkp, nvn, "):
+        make_case("x", MIXED)
+
+
+def test_the_names_of_cases(monkeypatch):
+    assert _slug("X_y_X") == "X_y_X" and _slug("_a_") == "a" and _slug("(1)") == "(1)"
+    c = make_case("snkp", MIXED)
+    assert c.name == "mixed pts" and c.to_json()["instance"]["name"] == "mixed pts"
+
+
+def test_an_infinite_bound_is_no_bound(monkeypatch):
+    monkeypatch.setattr(case_mod.pbounds, "snkp", lambda rho, n: math.inf)
+    c = make_case("snkp", MIXED)
+    assert c.bound is None and not c.termination_required
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp"])
+def test_certified_infeasible_data_are_run_briefly_through_make_case(algorithm, monkeypatch):
+    budgets = []
+    run = case_mod._reference_answer
+    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
+                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+    for inst in (Instance("twice", *TWICE), FOUR):
+        budgets.clear()
+        c = make_case(algorithm, inst)
+        assert c.m_hi <= 0 and max(budgets) == CAP_NO_BOUND and c.max_iter == CAP_NO_BOUND, (inst.name, budgets)
+
+
+def _with_margin(monkeypatch, lo, hi):
+    monkeypatch.setattr(case_mod, "_margin", lambda K: (lo, hi))
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp", "snkpvn", "isnkpvn"])
+def test_a_margin_certified_exactly_zero_below_gives_no_bound_and_no_verdict(algorithm, monkeypatch):
+    _with_margin(monkeypatch, 0.0, 0.5)  # lo = 0: not certified positive
+    c = make_case(algorithm, MIXED)
+    assert c.bound is None and c.bound_source == "" and not c.termination_required
+    if algorithm == "snkpvn":
+        assert c.args["delta"] == 0.05
+
+
+@pytest.mark.parametrize("algorithm", ["nvn", "snkpvn", "nkp", "perceptron"])
+def test_a_margin_certified_exactly_zero_above_is_infeasible(algorithm, monkeypatch):
+    budgets = []
+    run = case_mod._reference_answer
+    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
+                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+    _with_margin(monkeypatch, -0.5, 0.0)  # hi = 0: certified not separable
+    c = make_case(algorithm, MIXED)
+    if algorithm == "nvn":
+        assert c.bound == pb.nvn(0.05)
+    elif algorithm == "snkpvn":
+        assert c.bound == pb.snkpvn_infeasible(0.05, 3, reference.g_norm(c.G, c.args["q"]), 0.0)
+    else:  # nothing to find: the short budget
+        assert max(budgets) == CAP_NO_BOUND
+
+
+@pytest.mark.parametrize("algorithm", ["nvn", "snkpvn", "isnkpvn", "nkp", "perceptron"])
+def test_an_undecided_margin_gives_no_bound(algorithm, monkeypatch):
+    budgets = []
+    run = case_mod._reference_answer
+    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
+                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+    _with_margin(monkeypatch, -0.1, 0.1)  # the certified interval contains 0
+    c = make_case(algorithm, MIXED)
+    assert c.bound is None and c.bound_source == ""
+    assert max(budgets) == CAP  # not known infeasible: the full budget
+
+
+def test_isnkpvn_on_infeasible_data_uses_its_epsilon():
+    c = make_case("isnkpvn", FOUR, arguments={"epsilon": 0.02})
+    q0 = reference.g_norm(c.G, np.full(4, 0.25))
+    assert q0 > 0 and c.m_hi < 0
+    assert c.bound == pb.isnkpvn_total(4, q0, c.m_hi, 2.0, 0.02) != pb.isnkpvn_total(4, q0, c.m_hi, 2.0, 0.05)
+
+
+def test_the_margin_of_a_case_is_the_span_margin():
+    c = make_case("nkp", MIXED)
+    m = reference.margin(c.G, of="span")
+    assert (c.m_lo, c.m_hi) == (float(m.lower), float(m.upper))
+
+
+def test_pt11_reference_answers_run_without_an_epoch_limit(monkeypatch):
+    seen = []
+    real = reference.pdm
+    monkeypatch.setattr(reference, "pdm", lambda *a, **kw: seen.append(kw) or real(*a, **kw))
+    c = make_case("pdm", MIXED)
+    assert seen and all(kw["max_epochs"] == 10**9 and kw["rho"] == 1.0 and "Delta" in kw for kw in seen)
+    tr = case_mod._reference_trace(c)
+    assert seen[-1]["max_iter"] == c.max_iter and seen[-1]["trace"] is True and tr[-1]["t"] == c.reference["iterations"]
+    s = make_case("snkp", MIXED)
+    assert len(case_mod._reference_trace(s)) == s.reference["iterations"] + 1
