@@ -64,11 +64,11 @@ def cmd_validate(args) -> int:
 
     reports: List[Report] = []
     skip = tuple(f.strip() for f in args.skip_flags.split(",") if f.strip())
-    if getattr(args, "data_answers", None):
+    if args.data_answers:
         from .data import validate_data_answers
 
-        reports += validate_data_answers(args.data_answers, args.data_dir)
-    elif getattr(args, "data", None):
+        reports = list(validate_data_answers(args.data_answers, args.data_dir))
+    elif args.data:
         import reference
 
         if not args.algorithm or not args.callable:
@@ -90,7 +90,7 @@ def cmd_validate(args) -> int:
             raise ValueError(f"--answers / --trace check answers written elsewhere and run nothing: drop {given!r}, "
                              "or drop --answers / --trace to run ALGORITHM MODULE:CALLABLE")
         if args.answers:
-            reports += validate_answers(args.answers, args.cases, strict=args.strict, subset=args.subset, skip_flags=skip)
+            reports = list(validate_answers(args.answers, args.cases, strict=args.strict, subset=args.subset, skip_flags=skip))
         if args.trace:
             reports += validate_trace(args.trace, args.cases)
     else:
@@ -126,7 +126,7 @@ def _announce_data_run(args, impl, kwargs: dict, m: int) -> None:
           f"rho={args.rho}, Delta={args.Delta}, ...) for {accuracy} in {args.epsilon}; on large data this can take minutes"
           + (" (the textbook engine; --kwargs '{\"engine\": \"fast\"}' runs the compiled one, much faster); "
              "progress every 5 s" if textbook else ""),
-          file=sys.stderr, flush=True)  # fmt: skip
+          file=sys.stderr)  # fmt: skip (stderr is line-buffered: the line is out before the run starts)
     if textbook:
         kwargs["progress"] = Progress(args.algorithm)
 

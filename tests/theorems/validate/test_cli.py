@@ -20,7 +20,8 @@ from theorems.validate.report import CheckResult, FAIL, PASS, Report
 
 def _report(conforms=True, algorithm="snkp", name="m:f"):
     r = Report(algorithm=algorithm, implementation=name, conforms=True, cases=1)
-    r.record("c", [CheckResult("claim.separator", PASS if conforms else FAIL, "" if conforms else "wrong claim")])
+    r.record("c", [CheckResult("claim.separator", PASS if conforms else FAIL, "" if conforms else "wrong claim"),
+                   CheckResult("trajectory.final", "note", "a note")])  # a conforming run prints its summary alone
     r.settle()
     return r
 
@@ -89,7 +90,7 @@ def test_a_report_that_does_not_conform_prints_everything_and_exits_1(recorded, 
 def test_json_prints_the_reports(recorded, capsys):
     calls, outcome = recorded
     rc, out, _ = _run(["validate", "snkp", "reference:snkp", "--json"], capsys)
-    assert rc == 0 and json.loads(out) == [_report().as_dict() | {"seconds": 0.0}]
+    assert rc == 0 and json.loads(out) == [_report().as_dict()] and out.startswith('[\n {\n  "algorithm": "snkp"')  # indent 1
     outcome["conforms"] = False
     rc, out, _ = _run(["validate", "snkp", "reference:snkp", "--json"], capsys)
     assert rc == 1 and json.loads(out)[0]["conforms"] is False
@@ -102,8 +103,11 @@ def test_answers_and_traces_are_checked_with_their_options(recorded, capsys, tmp
     assert "validate" not in calls and "validate_trace" not in calls
     rc, out, _ = _run(["validate", "--trace", "t.json"], capsys)
     assert rc == 0 and calls["validate_trace"] == [(("t.json", None), {})]
+    _run(["validate", "--trace", "t.json", "--cases", str(tmp_path)], capsys)
+    assert calls["validate_trace"][-1] == (("t.json", str(tmp_path)), {})
+    calls["validate_trace"].clear()
     rc, out, _ = _run(["validate", "--answers", "a.json", "--trace", "t.json"], capsys)
-    assert rc == 0 and len(calls["validate_answers"]) == 2 and len(calls["validate_trace"]) == 2
+    assert rc == 0 and len(calls["validate_answers"]) == 2 and len(calls["validate_trace"]) == 1
     assert out.count("conforms") == 2  # one report each
 
 
@@ -142,6 +146,7 @@ def test_data_runs_the_callable_on_the_whole_file_with_its_options(recorded, cap
     rc, out, err = _run(argv, capsys)
     assert rc == 0
     ((algorithm, impl), kw), = calls["validate"]
+    assert algorithm == "pdm"
     X, y = kw.pop("data")
     assert np.array_equal(X.toarray(), [[1.0, 0.5], [-1.0, 0.25], [0.0, 2.0]]) and y.tolist() == [1, -1, 1]
     assert kw == {"rho": None, "Delta": 2.0, "epsilons": [0.1, 0.05], "max_iter": 99}
@@ -155,7 +160,10 @@ def test_data_with_the_textbook_reference_says_so_and_reports_progress(recorded,
     rc, _, err = _run(["validate", "pfm", "reference:pfm", "--data", str(libsvm)], capsys)
     assert rc == 0
     ((_, impl), kw), = calls["validate"]
+    from theorems.cli_common import Progress
+
     assert impl.func is reference.pfm and set(impl.keywords) == {"progress"}
+    assert isinstance(impl.keywords["progress"], Progress) and impl.keywords["progress"].name == "pfm"
     assert "calling reference:pfm(X, y, beta, rho=1.0, Delta=None, ...) for beta in [0.1]" in err
     assert "(the textbook engine; --kwargs '{\"engine\": \"fast\"}' runs the compiled one, much faster); progress every 5 s" in err
     assert (kw["rho"], kw["Delta"], kw["epsilons"], kw["max_iter"]) == (1.0, None, [0.1], None)
@@ -187,3 +195,72 @@ def test_export_cases_writes_and_counts(capsys, tmp_path):
     assert rc == 0 and files == ["case_schema.json", "nvn.json", "snkp.json"]
     n = sum(len(json.loads((tmp_path / "out" / f).read_text())["cases"]) for f in ("nvn.json", "snkp.json"))
     assert out == f"wrote {n} cases in 2 files and case_schema.json to {tmp_path / 'out'} (schema_version 1)\n" and n > 10
+
+
+# -- the options table of docs/validation.md is the parser's ---------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "validation.md"
+BEGIN, END = "<!-- options: margins validate, margins export-cases -->", "<!-- end of options -->"
+
+
+def options_table() -> str:
+    """The options of `margins validate` and `margins export-cases` as docs/validation.md lists them:
+    the argument as typed, what it does (the parser's help) and its default."""
+    import argparse
+
+    from theorems.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for name in ("validate", "export-cases"):
+        out += [f"`margins {name}`:", "", "| argument | what it does | default |", "|---|---|---|"]
+        for a in sub.choices[name]._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            if a.option_strings:
+                shown = a.option_strings[0] if a.nargs == 0 else f"{a.option_strings[0]} {a.metavar or a.dest.upper()}"
+                if a.nargs in ("+", "*"):
+                    shown += " ..."
+            else:
+                shown = {"algorithm": "ALGORITHM", "callable": "MODULE:CALLABLE", "directory": "DIRECTORY"}[a.dest]
+            choices = f" (one of: {', '.join(a.choices)})" if a.choices and a.dest != "algorithm" and a.dest != "algorithms" else ""
+            default = "–" if a.default in (None, False, "") else f"`{a.default!r}`"
+            out.append(f"| `{shown}` | {a.help}{choices} | {default} |")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def test_the_documented_options_are_the_parsers():
+    text = DOC.read_text(encoding="utf-8")
+    assert BEGIN in text and END in text, f"{DOC.name} has no options section ({BEGIN} ... {END})"
+    documented = text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+    assert documented == options_table(), (
+        f"{DOC.name}'s options table differs from the parser's; regenerate it with "
+        "tests.theorems.validate.test_cli.options_table()")
+
+
+def test_unknown_algorithms_are_refused_by_the_parser(capsys):
+    for argv in (["validate", "snpk", "reference:snkp"], ["export-cases", "out", "--algorithms", "snpk"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2 and "invalid choice: 'snpk'" in capsys.readouterr().err
+
+
+def test_data_options_are_read_as_numbers(recorded, capsys, libsvm, monkeypatch):
+    calls, _ = recorded
+    seen = {}
+    real = reference.load_libsvm
+
+    def spy(path, n_features=None, max_bytes=None):
+        seen.update(n_features=n_features, max_bytes=max_bytes)
+        return real(path, n_features=n_features, max_bytes=max_bytes)
+
+    monkeypatch.setattr(reference, "load_libsvm", spy)
+    rc, _, _ = _run(["validate", "pdm", "reference:pdm", "--data", str(libsvm), "--n-features", "3", "--rho", "0.5", "--json"], capsys)
+    assert rc == 0 and seen == {"n_features": 3, "max_bytes": reference.data.MAX_LIBSVM_BYTES}
+    ((_, _), kw), = calls["validate"]
+    assert kw["rho"] == 0.5 and kw["data"][0].shape == (3, 3)
+    _run(["validate", "pdm", "reference:pdm", "--data", str(libsvm), "--max-bytes", "none", "--json"], capsys)
+    assert seen["max_bytes"] is None
