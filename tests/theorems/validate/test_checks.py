@@ -1174,3 +1174,95 @@ def test_run_case_calls_and_evaluates(mk):
 
     ans, results = C.run_case(crash, c)
     assert results[0].id == "answer.contract" and results[0].outcome == FAIL and len(results) == 1
+
+
+# -- each allowance: a violation just beyond it is caught, a deviation just within it is not -------------------
+
+
+@pytest.mark.parametrize("algorithm, keys", [("snkp", ("alpha", "p")), ("snkpvn", ("alpha", "p")), ("isnkpvn", ("alpha", "p")),
+                                             ("nvn", ("p",))])  # fmt: skip
+def test_the_simplex_statements_apply_to_each_smoothed_algorithm(mk, algorithm, keys):
+    c = mk(algorithm)
+    bad = np.array([1.5, -0.5, 0.0])
+    good = np.full(3, 1 / 3)
+    for key in ("alpha", "p"):
+        vectors = {"alpha": good, "p": good, key: bad}
+        for k in (None, 3):
+            msgs = _final(c, k, **vectors)
+            if key in keys:
+                assert any(m.startswith(f"{key} has a negative entry -0.5") for m in msgs), (key, k, msgs)
+            else:
+                assert not any("negative entry" in m for m in msgs), (key, k, msgs)
+
+
+def test_primal_norm_allowances(mk):
+    p = mk("perceptron")
+    R, rho = p.R, p.m_lo
+    u = np.array([1.0, 0.0])
+    assert _final(p, 1, w=u * R * math.sqrt(1 + 1e-5))[0].startswith("||w_k||^2 = ")  # beyond (1 + 1e-6) k R^2
+    assert not any("k R^2" in m for m in _final(p, 1, w=u * R * math.sqrt(1 + 1e-7)))  # within
+    assert rho < R
+    assert any("< k rho" in m for m in _final(p, 1, w=u * rho * (1 - 1e-5)))
+    assert _final(p, 1, w=u * rho * (1 - 1e-7)) == []
+    n = mk("normalized_perceptron")
+    assert _final(n, 1, w=u * math.sqrt(1 + 1e-4))[0].startswith("||w_k||^2 k = ")
+    assert _final(n, 1, w=u * math.sqrt(1 + 1e-6)) == []
+    rho2 = n.m_lo
+    assert any("< rho_2" in m for m in _final(n, 1, w=u * rho2 * (1 - 1e-5)))
+    assert _final(n, 1, w=u * rho2 * (1 - 1e-7)) == []
+
+
+def test_nkp_norm_allowance():
+    # z_1 = (1, 0), z_2 = (g, 1) normalized: G_12 = g / sqrt(1 + g^2); alpha_2 = (e_1 + e_2)/2 has
+    # 2 ||alpha_2||_G^2 = 1 + G_12
+    for g, fails in ((1e-4, True), (1e-6, False)):
+        c = make_case("nkp", Instance("nearly orthogonal", np.array([[1.0, 0.0], [g, 1.0]]), np.array([1, 1])))
+        msgs = _final(c, 2, alpha=np.array([0.5, 0.5]))
+        assert bool(msgs) == fails and (not fails or msgs[0].startswith("||alpha_k||_G^2 k = ")), (g, msgs)
+
+
+def test_nvn_norm_allowance():
+    for g, fails in ((1e-4, True), (1e-6, False)):  # p = (1/2, 1/2) at k = 1: 2 ||p||_G^2 = 1 + G_12
+        c = make_case("nvn", Instance("nearly orthogonal", np.array([[1.0, 0.0], [g, 1.0]]), np.array([1, 1])))
+        msgs = _final(c, 1, p=np.array([0.5, 0.5]))
+        assert bool(msgs) == fails and (not fails or msgs[0].startswith("||p_k||_G^2 (k+1) = ")), (g, msgs)
+
+
+def test_pt11_norm_allowances(mk):
+    d = mk("pdm")
+    u = np.array([1.0, 0.0, 0.0])
+    g, R = d.m_lo, d.R
+    assert _final(d, 1, w=u * g * (1 - 1e-5), status="max_iter")[0].startswith("||a_t||/t = ")  # at t = 1
+    assert _final(d, 1, w=u * g * (1 - 1e-7), status="max_iter") == []
+    assert _final(d, 3, w=u * 3 * R * (1 + 1e-5), status="max_iter")[0].startswith("||a_t|| = ")
+    assert _final(d, 3, w=u * 3 * R * (1 + 1e-7), status="max_iter") == []
+
+
+def test_extended_space_count_allowances():
+    d = make_case("pdm", MIXED, Delta=2.0)
+    ref = d.reference
+    t, d0 = ref["iterations"], d.P.shape[1] - d.n
+    assert _final(d, t, w=ref["w"], status="max_iter") == []  # counts a_ext l_k / Delta, with Delta = 2
+
+    def with_counts(c):
+        w = ref["w"].copy()
+        w[d0:] = np.asarray(c, dtype=float) * d.y * 2.0
+        return w
+
+    counts = np.round(ref["w"][d0:] * d.y / 2.0)
+    assert counts.sum() == t
+    neg = counts.copy()
+    neg[0], neg[1] = -1.0, counts[1] + counts[0] + 1.0  # integers summing to t, one negative
+    assert _final(d, t, w=with_counts(neg), status="max_iter")[-1].startswith("in the extended space the update counts")
+    half = counts.copy()
+    half[0], half[1] = counts[0] + 0.5, counts[1] - 0.5  # the right sum, not integers
+    assert _final(d, t, w=with_counts(half), status="max_iter")[-1].startswith("in the extended space the update counts")
+    noise = counts.copy()
+    noise[0] += 5e-5 * max(1, t)  # within 1e-4 max(1, t), in the counts and in their sum
+    assert not any(m.startswith("in the extended space") for m in _final(d, t, w=with_counts(noise), status="max_iter"))
+    one = make_case("pdm", Instance("one", np.array([[1.0, 0.0]]), np.array([1])), Delta=2.0)
+    assert one.reference["iterations"] == 1
+    c1 = np.array([1.0 + 1.5e-4])  # at t = 1 the allowance is 1e-4
+    w1 = one.reference["w"].copy()
+    w1[-1] = c1[0] * 2.0
+    assert _final(one, 1, w=w1, status="max_iter")[-1].startswith("in the extended space the update counts")
