@@ -471,8 +471,9 @@ def _pt11_step(case: Case, k0: int, k1: int, s0: dict, s1: dict, phase: List[int
     return ""
 
 
-def _step_ok(case: Case, prev, cur, phase: Optional[List[int]] = None) -> str:
-    """'' if cur follows from prev by one legitimate step of the algorithm (or cannot be judged)."""
+def _step_ok(case: Case, prev, cur, phase: List[int]) -> str:
+    """'' if cur follows from prev by one legitimate step of the algorithm (or cannot be judged);
+    ``phase``: PDM-succ's run of the schedule, carried from step to step (:func:`_pt11_step`)."""
     a = case.algorithm
     (k0, s0), (k1, s1) = prev, cur
     if k1 != k0 + 1 and a not in PT11:
@@ -512,7 +513,7 @@ def _step_ok(case: Case, prev, cur, phase: Optional[List[int]] = None) -> str:
         if float(case.Z[j] @ s0["w"]) > 1e-9 * max(1.0, float(np.linalg.norm(s0["w"]))):
             return f"step {k0}->{k1}: updated on point {j}, which is not a mistake (y_j <w_k, x_j> = {float(case.Z[j] @ s0['w']):.3g} > 0)"
     if a in PT11 and s0.get("w") is not None and s1.get("w") is not None and k1 > k0:
-        return _pt11_step(case, k0, k1, s0, s1, phase if phase is not None else [0])
+        return _pt11_step(case, k0, k1, s0, s1, phase)
     return ""
 
 

@@ -1266,3 +1266,88 @@ def test_extended_space_count_allowances():
     w1 = one.reference["w"].copy()
     w1[-1] = c1[0] * 2.0
     assert _final(one, 1, w=w1, status="max_iter")[-1].startswith("in the extended space the update counts")
+
+
+# -- the step checks' branches and allowances ------------------------------------------------------------------
+
+
+def test_nkp_and_normalized_perceptron_steps_from_a_nonzero_start_are_checked(mk):
+    n = mk("nkp", FOUR)
+    e = np.eye(4)
+    # a trace that starts at alpha_0 = e_1 (not 0): the first step is no free choice
+    r = _trace_check(n, [{"k": 0, "alpha": e[0]}, {"k": 1, "alpha": e[2]}])
+    assert r.message == "step 0->1: took e_2, but (G alpha_k)_2 is not (near) minimal (RP14 eq. (10): argmin)"
+    npc = mk("normalized_perceptron", FOUR)
+    Zn = npc.Z / np.linalg.norm(npc.Z, axis=1, keepdims=True)
+    r = _trace_check(npc, [{"k": 0, "w": Zn[0]}, {"k": 1, "w": Zn[2]}])
+    assert r.message == "step 0->1: used point 2, which is not the (near) most misclassified one (RP14 eq. (4))"
+    # w_k = 0 later on is no free choice either
+    r = _trace_check(npc, [{"k": 1, "w": np.zeros(2)}, {"k": 2, "w": 0.3 * Zn[0]}])  # r = 0.6 Zn[0]: no point
+    assert r.message == "step 1->2: w_(k+1) - (1-theta_k) w_k is not theta_k times a normalized reflected point"
+
+
+@pytest.mark.parametrize("dev, fails", [(1.5e-5, False), (2.5e-5, True)])
+def test_nkp_vertex_step_allowance(mk, dev, fails):
+    n = mk("nkp", FOUR)
+    e = np.eye(4)
+    a1 = e[0]
+    a2 = (a1 + e[1] + np.array([dev, -dev, 0.0, 0.0])) / 2  # r - e_1 = (dev, -dev, 0, 0); allowance 1e-5 (k + 1) = 2e-5
+    r = _trace_check(n, [{"k": 0, "alpha": np.zeros(4)}, {"k": 1, "alpha": a1}, {"k": 2, "alpha": a2}])
+    assert (r.outcome == FAIL) == fails and (not fails or "alpha_(k+1) is not (1-theta_k) alpha_k + theta_k e_j" in r.message)
+
+
+def test_the_normalized_perceptron_on_raw_points(mk):
+    n = mk("normalized_perceptron", FOUR)
+    raw = dataclasses.replace(n, args={"normalize": False})
+    Z = raw.Z
+    ok = [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Z[0]}, {"k": 2, "w": (Z[0] + Z[1]) / 2}]
+    assert _trace_check(raw, ok).outcome == PASS
+    r = _trace_check(raw, ok[:2] + [{"k": 2, "w": (Z[0] + 0.5 * Z[1]) / 2}])
+    assert r.message == "step 1->2: w_(k+1) - (1-theta_k) w_k is not theta_k times a reflected point"
+    assert _trace_check(n, ok).outcome == FAIL  # normalized: Z_1 is no normalized point... (||z_2|| != 1)
+    unset = dataclasses.replace(n, args={})  # no normalize argument (a case from elsewhere): normalized, the default
+    Zn = n.Z / np.linalg.norm(n.Z, axis=1, keepdims=True)
+    good = [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Zn[0]}, {"k": 2, "w": (Zn[0] + Zn[1]) / 2}]
+    assert _trace_check(unset, good).outcome == PASS
+    r = _trace_check(unset, good[:2] + [{"k": 2, "w": (Zn[0] + 0.5 * Zn[1]) / 2}])
+    assert r.message.endswith("is not theta_k times a normalized reflected point")
+
+
+@pytest.mark.parametrize("dev, fails", [(1.5e-5, False), (2.5e-5, True), (3.5e-5, True)])
+def test_normalized_perceptron_point_allowance(mk, dev, fails):
+    n = mk("normalized_perceptron", FOUR)
+    Zn = n.Z / np.linalg.norm(n.Z, axis=1, keepdims=True)
+    w1 = Zn[0]
+    w2 = (w1 + Zn[1] + np.array([dev, 0.0])) / 2  # r = Zn[1] + (dev, 0): allowance 1e-5 (k + 1) max(1, ||r||) = 2e-5
+    r = _trace_check(n, [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": w1}, {"k": 2, "w": w2}])
+    assert (r.outcome == FAIL) == fails
+
+
+@pytest.mark.parametrize("dev, fails", [(0.5e-6, False), (1.5e-6, True)])
+def test_perceptron_point_allowance(mk, dev, fails):
+    p = mk("perceptron", FOUR)
+    Z = p.Z  # z_1 = (1, 0): ||r|| = 1, allowance 1e-6
+    r = _trace_check(p, [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Z[0] + np.array([dev, 0.0])}])
+    assert (r.outcome == FAIL) == fails and (not fails or r.message == "step 0->1: w_(k+1) - w_k is not a reflected point y_i x_i")
+    big = mk("perceptron")  # reflected points of norm ~2.2..2.5: the allowance scales with ||r||
+    Zb = big.Z
+    assert _trace_check(big, [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Zb[0] + np.array([1e-6, 0.0])}]).outcome == PASS
+
+
+def test_perceptron_mistake_allowance(mk):
+    p = mk("perceptron", FOUR)
+    z1 = p.Z[0]
+    for score, fails in ((1.5e-9, True), (0.5e-9, False)):  # at ||w|| ~ 1 the allowance is 1e-9
+        w0 = np.array([score, 1.0])
+        r = _trace_check(p, [{"k": 1, "w": w0}, {"k": 2, "w": w0 + z1}])
+        assert (r.outcome == FAIL) == fails and (not fails or "which is not a mistake" in r.message), (score, r)
+    w0 = np.array([5e-9, 10.0])  # ||w|| = 10: the allowance is 1e-8, so 5e-9 is a mistake within round-off
+    r = _trace_check(p, [{"k": 100, "w": w0}, {"k": 101, "w": w0 + z1}])
+    assert r.outcome == PASS, r
+
+
+def test_a_pt11_trace_may_repeat_a_state(mk):
+    d = mk("pdm")
+    P = d.P
+    s = [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": P[0]}, {"t": 1, "w": P[0]}, {"t": 2, "w": P[0] + P[2]}]
+    assert _trace_check(d, s) == CheckResult("invariant.trace", PASS, "4 iterates")
