@@ -1351,3 +1351,44 @@ def test_a_pt11_trace_may_repeat_a_state(mk):
     P = d.P
     s = [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": P[0]}, {"t": 1, "w": P[0]}, {"t": 2, "w": P[0] + P[2]}]
     assert _trace_check(d, s) == CheckResult("invariant.trace", PASS, "4 iterates")
+
+
+def test_trace_counters_are_read_from_t_for_pt11_and_k_otherwise(mk):
+    d = mk("pdm")
+    P = d.P
+    # t jumps by 2 (a multiple update) while a step index k says 1: PT11 reads t
+    s = [{"t": 1, "k": 1, "w": P[0]}, {"t": 3, "k": 2, "w": P[0] + 2 * P[2]}]
+    r = C.check_trace(d, s)[0]
+    assert r.id == "invariant.trace" and r.message.startswith("the last of the lambda = 2 updates 1->3 on pattern 2") and r.at == 3
+    assert C.check_trace(d, [{"k": 1, "w": P[0]}, {"k": 3, "w": P[0] + 2 * P[2]}])[0].message.startswith("the last of the lambda = 2")
+    p = mk("perceptron", FOUR)
+    Z = p.Z
+    r = C.check_trace(p, [{"t": 5, "k": 5, "w": Z[2]}, {"t": 6, "k": 6, "w": 2 * Z[2]}])[0]
+    assert r.message.startswith("step 5->6: updated on point 2")
+    r = C.check_trace(p, [{"t": 5, "w": Z[2]}, {"t": 6, "w": 2 * Z[2]}])[0]  # an RP14 trace counted by t: read as k
+    assert r.message.startswith("step 5->6:")
+    r = C.check_trace(p, [{"k": 5, "t": 9, "w": Z[2]}, {"k": 6, "t": 3, "w": 2 * Z[2]}])[0]  # k first for RP14
+    assert r.message.startswith("step 5->6:")
+
+
+def test_trace_iterates_are_held_to_p_and_isnkpvn_traces_are_not(mk):
+    c = mk("snkp", FOUR)
+    ref = C._reference_run(c)["trace"][:3]
+    bad = [dict(s) for s in ref]
+    bad[1]["p"] = np.array([0.5, 0.5, 0.5, 0.5])
+    r = C.check_trace(c, bad)[0]
+    assert (r.id, r.at) == ("invariant.trace", 1) and r.message == f"at iterate 1: p sums to {2.0:.9g}, not 1 (p_k stays in the simplex)"
+    i = mk("isnkpvn", FOUR)
+    assert C.check_trace(i, [{"k": 0, "alpha": np.array([2.0, -1.0, 0.0, 0.0])}])[0].outcome == PASS  # nested runs: not judged here
+
+
+def test_snkp_mu_allowance_is_relative(mk):
+    c = mk("snkp", FOUR)
+    ref = [dict(s) for s in C._reference_run(c)["trace"][:101]]
+    mu = 4.0 / (101 * 102)
+    assert abs(ref[100]["mu"] - mu) <= 1e-12
+    ref[100]["mu"] = mu * (1 + 5e-7)
+    assert C.check_trace(c, ref)[0].outcome == PASS
+    ref[100]["mu"] = mu + 1e-8  # 2.6e-5 relative: beyond 1e-6 mu
+    r = C.check_trace(c, ref)[0]
+    assert (r.outcome, r.at) == (FAIL, 100) and r.message.startswith("at iterate 100: mu_k = ")
