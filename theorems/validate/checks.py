@@ -35,9 +35,10 @@ def _in_simplex(v: np.ndarray, neg=SIMPLEX_NEG, tol=SIMPLEX_SUM) -> str:
 
 
 def _separation(margins: np.ndarray, scale: float, v: Optional[np.ndarray] = None, name: str = "vector",
-                verdict: str = "") -> Tuple[str, str]:
+                verdict: Callable[[], str] = lambda: "") -> Tuple[str, str]:
     """(outcome, message) for normalized margins ``margins/scale`` of the returned ``v``;
-    ``verdict`` is the reference's own verifier on ``v`` ('' = a separator beyond round-off)."""
+    ``verdict()`` is the reference's own verifier on ``v`` ('' = a separator beyond round-off),
+    asked only of a vector with a finite, positive norm."""
     if not math.isfinite(scale):
         return FAIL, f"the returned {name} has a non-finite norm: it separates nothing"
     if not scale > 0:
@@ -48,6 +49,7 @@ def _separation(margins: np.ndarray, scale: float, v: Optional[np.ndarray] = Non
     c = margins / scale
     i = int(np.argmin(c))
     m = float(c[i])
+    verdict = verdict()
     if not verdict and m > 0:
         return PASS, f"min normalized margin {m:.3g}"
     if m == 0.0:
@@ -163,8 +165,7 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
     if st == "separator":
         v, name = _sep_vector(case, ans)
         m, scale = _sep_margins(case, v)
-        verdict = _separator_verdict(case, v) if math.isfinite(scale) and scale > 0 else "not checked"
-        o, msg = _separation(m, scale, v, name, verdict)
+        o, msg = _separation(m, scale, v, name, lambda: _separator_verdict(case, v))
         out.append(CheckResult("claim.separator", o, msg))
     elif st == "certificate":
         p = ans["p"]

@@ -1392,3 +1392,45 @@ def test_snkp_mu_allowance_is_relative(mk):
     ref[100]["mu"] = mu + 1e-8  # 2.6e-5 relative: beyond 1e-6 mu
     r = C.check_trace(c, ref)[0]
     assert (r.outcome, r.at) == (FAIL, 100) and r.message.startswith("at iterate 100: mu_k = ")
+
+
+def test_max_iter_claims_of_answers_read_from_files_count_as_given_the_budget(mk):
+    c = mk("perceptron")
+    ans = _ref(c, status="max_iter", iterations=c.max_iter - 1, w=None)
+    del ans["max_iter_passed"]  # an answers document says nothing about it: the budget was the case's
+    assert _one(C.check_claim(c, ans), "claim.max_iter").message.endswith("gave up without a claim")
+    ans = _ref(c, iterations=c.max_iter + 3)
+    del ans["max_iter_passed"]
+    assert _one(C.check_claim(c, ans), "claim.max_iter").outcome == FAIL
+    # a p returned beside a Perceptron's w is not read as a certificate
+    assert _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, w=None, p=np.array([0.5, 0.5, 0.0]))),
+                "claim.max_iter").outcome == PASS  # fmt: skip
+
+
+@pytest.mark.parametrize("algorithm", ["snkpvn", "isnkpvn"])
+def test_max_iter_with_a_certificate_in_hand_fails_for_every_certificate_algorithm(mk, algorithm):
+    c = mk(algorithm, INFEASIBLE)
+    p = np.array([0.5, 0.5])  # ||p||_G = 0
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, p=p)), "claim.max_iter")
+    acc = c.args["delta"] if algorithm == "snkpvn" else c.args["epsilon"]
+    assert r.outcome == FAIL and r.message == f"'max_iter' but the returned p already certifies: ||p||_G = {0.0:.3g} < {acc:g}"
+
+
+def test_max_iter_certificate_in_hand_allowances():
+    # x_1 = (1, 0), x_2 = (c, s) with labels +1, -1: G_12 = -c; p = (1/2, 1/2) has ||p||_G^2 = (1 - c)/2
+    for nrm_over_acc, fails in ((1 - 1e-5, True), (1 - 1e-7, False)):
+        target = 0.05 * nrm_over_acc  # NVN's accuracy 0.05
+        cval = 1 - 2 * target**2
+        inst = Instance("pair", np.array([[1.0, 0.0], [cval, math.sqrt(1 - cval * cval)]]), np.array([1, -1]))
+        c = make_case("nvn", inst)
+        p = np.array([0.5, 0.5])
+        nrm = reference.g_norm(c.G, p)
+        assert abs(nrm / 0.05 - nrm_over_acc) < 1e-8
+        r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, p=p)), "claim.max_iter")
+        assert r.message.startswith("'max_iter' but the returned p already certifies") == fails, (nrm_over_acc, r)
+    # a p not quite in the simplex (sum 1 + 1e-8) is no certificate in hand
+    c = make_case("nvn", INFEASIBLE)
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, p=np.array([0.5, 0.5 + 1e-8]))), "claim.max_iter")
+    assert r.outcome == PASS
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, p=np.array([0.5 + 1e-10, 0.5]))), "claim.max_iter")
+    assert r.outcome == FAIL  # within 1e-9 of the simplex: in hand
