@@ -34,6 +34,28 @@ def _in_simplex(v: np.ndarray, neg=SIMPLEX_NEG, tol=SIMPLEX_SUM) -> str:
     return ""
 
 
+def _normalized(case: Case) -> bool:
+    """Whether the Normalized Perceptron of this case runs on the normalized points (its
+    ``normalize`` argument; a case that does not say: yes, the reference's default)."""
+    return bool(case.args.get("normalize", True))
+
+
+def _np_points(case: Case) -> np.ndarray:
+    """The points the Normalized Perceptron averages: the reflected points y_i x_i, normalized
+    when the case says so (:func:`_normalized`)."""
+    Z = case.Z
+    return Z / np.linalg.norm(Z, axis=1, keepdims=True) if _normalized(case) else Z
+
+
+def _counter_of(s: dict, first: str, default=None):
+    """A state's counter: its ``first`` field ("t" for PT11, "k" for RP14), else the other one,
+    else ``default`` (its position)."""
+    v = s.get(first)
+    if v is None:
+        v = s.get("k" if first == "t" else "t")
+    return default if v is None else v
+
+
 def _separation(margins: np.ndarray, scale: float, v: Optional[np.ndarray] = None, name: str = "vector",
                 verdict: Callable[[], str] = lambda: "") -> Tuple[str, str]:
     """(outcome, message) for normalized margins ``margins/scale`` of the returned ``v``;
@@ -338,7 +360,7 @@ def _final_invariants(case: Case, ans: Dict[str, Any], k: Optional[int], alpha, 
             bad.append(f"||p_k||_G^2 (k+1) = {ng2 * (k + 1):.6g} > 1 (RP14 Sec. 5.1: ||w_k|| <= 1/sqrt(k+1) while not separated)")
     if a == "normalized_perceptron" and w is not None and k >= 1:
         nw2 = float(w @ w)
-        R2 = 1.0 if case.args.get("normalize", True) else float(np.max(np.sum(case.X**2, axis=1)))
+        R2 = 1.0 if _normalized(case) else float(np.max(np.sum(case.X**2, axis=1)))
         if nw2 * k > R2 * (1 + 1e-5):
             bad.append(f"||w_k||^2 k = {nw2 * k:.6g} > {R2:.6g} (RP14 Alg. 2: w_k averages k {'unit ' if R2 == 1.0 else ''}points, each a mistake: ||k w_k||^2 <= k{'' if R2 == 1.0 else ' R^2'})")
         if case.m_lo > 0 and math.sqrt(nw2) < case.m_lo * (1 - 1e-6):
@@ -392,7 +414,7 @@ def check_trace(case: Case, trace: Optional[List[dict]], rule: Optional[str] = N
     cnt = "t" if a in PT11 else "k"
     states = []
     for i, s in enumerate(trace):
-        k = s.get(cnt, s.get("k", s.get("t")))
+        k = _counter_of(s, cnt)
         states.append((i if k is None else int(k), s))
     prev, start = None, 0
     phase = [0]  # PDM-succ: the run of the schedule eps_1 = 1/2, eps_1/eta, ..., eps the trace is in
@@ -495,13 +517,11 @@ def _step_ok(case: Case, prev, cur, phase: List[int]) -> str:
             return ""
         th = 1.0 / (k0 + 1)
         r = (s1["w"] - (1 - th) * s0["w"]) / th
-        Z = case.Z
-        if case.args.get("normalize", True):
-            Z = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+        Z = _np_points(case)
         dist = np.linalg.norm(Z - r, axis=1)
         j = int(np.argmin(dist))
         if dist[j] > 1e-5 * (k0 + 1) * max(1.0, float(np.linalg.norm(r))):
-            return f"step {k0}->{k1}: w_(k+1) - (1-theta_k) w_k is not theta_k times a {'normalized ' if case.args.get('normalize', True) else ''}reflected point"
+            return f"step {k0}->{k1}: w_(k+1) - (1-theta_k) w_k is not theta_k times a {'normalized ' if _normalized(case) else ''}reflected point"
         if not _near_argmin(Z @ s0["w"], j):
             return f"step {k0}->{k1}: used point {j}, which is not the (near) most misclassified one (RP14 eq. (4))"
     if a == "perceptron" and s0.get("w") is not None and s1.get("w") is not None:
@@ -634,10 +654,7 @@ def _free_decision(case: Case, s: dict, rule: Optional[str], tie: float = TIE) -
         v = s.get("alpha") if a == "nkp" else s.get("p")
         scores = case.G @ v
     elif a == "normalized_perceptron":
-        Z = case.Z
-        if case.args.get("normalize", True):
-            Z = Z / np.linalg.norm(Z, axis=1, keepdims=True)
-        scores = Z @ s["w"]
+        scores = _np_points(case) @ s["w"]
     else:
         return "not a single trajectory"
     srt = np.sort(scores)
@@ -665,7 +682,7 @@ def _per_counter(trace: Optional[List[dict]]) -> Optional[List[dict]]:
         return trace
     out, seen = [], set()
     for i, st in enumerate(trace):
-        t = st.get("t", st.get("k", i))
+        t = _counter_of(st, "t", i)
         if t not in seen:
             seen.add(t)
             out.append(st)
@@ -676,7 +693,7 @@ def _pt11_pattern(case: Case, s0: dict, s1: dict) -> Optional[int]:
     """The pattern of the update s0 -> s1 (lambda repeated presentations of one y_j), or None."""
     if s0.get("w") is None or s1.get("w") is None:
         return None
-    t0, t1 = s0.get("t", s0.get("k")), s1.get("t", s1.get("k"))
+    t0, t1 = _counter_of(s0, "t"), _counter_of(s1, "t")
     lam = (t1 - t0) if t0 is not None and t1 is not None and t1 > t0 else 1
     r = (s1["w"] - s0["w"]) / lam
     dist = np.linalg.norm(case.P - r, axis=1)
@@ -698,7 +715,7 @@ def _pt11_first_choice(case: Case, states: Sequence[dict]) -> Tuple[Optional[int
     """(the first state where more than one pattern satisfies the update condition, why): from
     there on another order of presentation is another trajectory."""
     for j, st in enumerate(states[:-1]):
-        a, t = st.get("w"), st.get("t", st.get("k", j))
+        a, t = st.get("w"), _counter_of(st, "t", j)
         if a is None:
             continue
         thr, _ = _pt11_threshold(case, case.args.get("epsilon", 0.0) if case.algorithm != "pfm" else None, a, int(t))
@@ -905,7 +922,7 @@ def run_case(impl: Callable, case: Case, *, strict: bool = False, timeout: Optio
 
 def _state_at(trace: Optional[List[dict]], k: int, counter: str) -> Optional[dict]:
     for i, s in enumerate(trace or ()):
-        if s.get(counter, s.get("k", s.get("t", i))) == k:
+        if _counter_of(s, counter, i) == k:
             return s
     return None
 

@@ -1432,3 +1432,15 @@ def test_max_iter_certificate_in_hand_allowances():
     c = make_case("nvn", INFEASIBLE)
     r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, p=np.array([0.5, 0.5 + 1e-8]))), "claim.max_iter")
     assert r.outcome == PASS
+
+
+def test_a_states_counter_and_the_normalized_perceptrons_points(mk):
+    assert C._counter_of({"t": 3, "k": 2}, "t") == 3 and C._counter_of({"t": 3, "k": 2}, "k") == 2
+    assert C._counter_of({"k": 2}, "t") == 2 and C._counter_of({"t": 3}, "k") == 3
+    assert C._counter_of({"t": None, "k": 4}, "t") == 4  # a field set to None is no counter
+    assert C._counter_of({}, "t") is None and C._counter_of({}, "k", 7) == 7
+    n = mk("normalized_perceptron", FOUR)
+    assert np.allclose(np.linalg.norm(C._np_points(n), axis=1), 1.0) and C._normalized(n)
+    raw = dataclasses.replace(n, args={"normalize": False})
+    assert np.array_equal(C._np_points(raw), n.Z) and not C._normalized(raw)
+    assert C._normalized(dataclasses.replace(n, args={}))
