@@ -490,3 +490,17 @@ def test_validate_on_data_refuses_bad_arguments_and_reports_a_crash():
 
     validate_on_data("pdm", spy, X3, Y3, epsilons=(0.3,), max_iter=77, kwargs={"extra": 1})
     assert got == [(0.3, {"rho": 1.0, "Delta": None, "max_iter": 77, "extra": 1})]
+
+
+def test_every_passing_check_on_data_says_ok(three):
+    for Delta in (None, 1.0):
+        good = ref.pdm(X3, Y3, 0.1, rho=1.0, Delta=Delta)
+        _, allc = _checks(three, "pdm", 0.1, {"status": "separator", "iterations": good.iterations, "w": good.w}, Delta=Delta)
+        assert [c.id for c in allc] == ["answer.contract", "claim.separator", "guarantee.margin", "bound.iterations", "invariant.final"] + (
+            ["invariant.final"] if Delta else [])
+        assert all(c.passed and c.detail == "ok" for c in allc), allc
+    _, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 0, "w": np.zeros(3)}, max_iter=0)
+    assert [(c.id, c.passed, c.detail) for c in allc][:2] == [("answer.contract", True, "ok"), ("claim.max_iter", True, "ok")]
+    assert "invariant.final" not in {c.id for c in allc}  # t = 0: no ||a_t||/t
+    _, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 1, "w": np.array([2.0, 1.0, 1.0])}, max_iter=1)
+    assert ("invariant.final", True, "ok") in [(c.id, c.passed, c.detail) for c in allc]  # t = 1 is checked
