@@ -568,15 +568,6 @@ def _rule_step(case: Case, rule: str, prev, cur, start: int) -> Tuple[str, int]:
     return "", start
 
 
-def _key_vector(case: Case) -> str:
-    a = case.algorithm
-    if a in ("nkp", "snkp", "snkpvn", "isnkpvn"):
-        return "alpha"
-    if a == "nvn":
-        return "p"
-    return "w"
-
-
 DECISION = 1e-9  # a normalized score this close to 0 (a mistake or not) is a decision within round-off
 
 _RUNS = Memo(256)

@@ -1444,3 +1444,36 @@ def test_a_states_counter_and_the_normalized_perceptrons_points(mk):
     raw = dataclasses.replace(n, args={"normalize": False})
     assert np.array_equal(C._np_points(raw), n.Z) and not C._normalized(raw)
     assert C._normalized(dataclasses.replace(n, args={}))
+
+
+def test_evaluate_hands_the_trace_the_rule_and_the_options_on(mk):
+    p = mk("perceptron", FOUR)
+    Z = p.Z
+    trace = [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Z[0]}, {"k": 2, "w": Z[0] + Z[2]}]  # a mistake, not the most violated
+    ans = _ref(p, status="max_iter", iterations=2, w=Z[0] + Z[2], trace=[{k: np.asarray(v) if k == "w" else v for k, v in s.items()} for s in trace])
+    (r,) = [r for r in C.evaluate(p, ans) if r.id == "invariant.trace"]
+    assert r.outcome == PASS  # no rule given: any mistake
+    (r,) = [r for r in C.evaluate(p, dict(ans, rule_passed="most_violated")) if r.id == "invariant.trace"]
+    assert r.outcome == FAIL and "rule 'most_violated'" in r.message
+    bad = dict(ans, trace=ans["trace"][:2] + [{"k": 2, "w": Z[0] + 2 * Z[2]}])
+    (r,) = [r for r in C.evaluate(p, bad) if r.id == "invariant.trace"]
+    assert r.outcome == FAIL and r.at == 2
+    from theorems.validate.answer import normalize_answer as na
+    from theorems.validate.corpus import corpus
+
+    opts = {"multiple_updates": True}
+
+    def sec4_run(c):
+        return reference.pdm(c.X, c.y, c.args["epsilon"], rho=1.0, Delta=c.args["Delta"], max_iter=c.max_iter, max_epochs=10**9,
+                             trace=True, **opts)  # fmt: skip
+
+    d = next(c for c in corpus("pdm") if not ({"csr", "budget"} & set(c.flags)) and sec4_run(c).iterations != c.reference["iterations"])
+    res = sec4_run(d)
+
+    sec4 = dict(na(res), rule_passed=None, max_iter_passed=True, max_epochs_passed=True)
+    (r,) = [r for r in C.evaluate(d, sec4, strict=True, options=opts) if r.id == "strict.trajectory"]
+    assert r.outcome == PASS
+    plain = C._reference_run(d)
+    assert plain["iterations"] != res.iterations or not np.array_equal(plain["w"], res.w)  # the options change the run
+    (r,) = [r for r in C.evaluate(d, sec4, strict=True) if r.id == "strict.trajectory"]
+    assert r.outcome != PASS
