@@ -363,33 +363,40 @@ def _one(results, cid):
     return r
 
 
+def _contract_msg(case, ans):
+    (r,) = C.check_contract(case, ans)
+    assert (r.id, r.outcome) == ("answer.contract", FAIL), r
+    return r.message
+
+
 def test_contract_passes_the_reference_and_names_each_breach(mk):
     c = mk("snkp")
     assert C.check_contract(c, _ref(c)) == [CheckResult("answer.contract", PASS)]
     assert C.check_contract(c, _ref(c, error="boom")) == [CheckResult("answer.contract", FAIL, "boom")]
-    assert C.check_contract(c, _ref(c, status="done"))[0].message == f"status 'done' is not one of {ALLOWED_STATUSES['snkp']}"
+    assert _contract_msg(c, _ref(c, status="done")) == f"status 'done' is not one of {ALLOWED_STATUSES['snkp']}"
     for it in (-1, 2.5, "3"):
-        assert C.check_contract(c, _ref(c, iterations=it))[0].message == f"iterations {it!r} is not a nonnegative integer (or None: no counter)"
+        assert _contract_msg(c, _ref(c, iterations=it)) == f"iterations {it!r} is not a nonnegative integer (or None: no counter)"
     assert C.check_contract(c, _ref(c, iterations=None))[0].outcome == PASS
     assert C.check_contract(c, _ref(c, iterations=np.int64(3)))[0].outcome == PASS
     assert C.check_contract(c, _ref(c, iterations=0))[0].outcome == PASS
-    assert C.check_contract(c, _ref(c, alpha=np.ones(2) / 2))[0].message == "alpha has length 2, expected 3"
-    assert C.check_contract(c, _ref(c, p=np.ones(4) / 4))[0].message == "p has length 4, expected 3"
-    assert C.check_contract(c, _ref(c, p=np.array([np.nan, 0.5, 0.5])))[0].message == "p is not finite"
-    assert C.check_contract(c, _ref(c, alpha=np.array([np.inf, 0.0, 0.0])))[0].message == "alpha is not finite"
-    assert C.check_contract(c, _ref(c, alpha=None, status="separator"))[0].message.startswith("status 'separator' without the vector (")
+    assert _contract_msg(c, _ref(c, alpha=np.ones(2) / 2)) == "alpha has length 2, expected 3"
+    assert _contract_msg(c, _ref(c, p=np.ones(4) / 4)) == "p has length 4, expected 3"
+    assert _contract_msg(c, _ref(c, p=np.array([np.nan, 0.5, 0.5]))) == "p is not finite"
+    assert _contract_msg(c, _ref(c, alpha=np.array([np.inf, 0.0, 0.0]))) == "alpha is not finite"
+    assert _contract_msg(c, _ref(c, alpha=None, status="separator")).startswith("status 'separator' without the vector (")
     v = mk("nvn", INFEASIBLE)
-    assert C.check_contract(v, _ref(v, status="certificate", p=None))[0].message == "status 'certificate' without p"
+    assert _contract_msg(v, _ref(v, status="certificate", p=None)) == "status 'certificate' without p"
+    assert C.check_contract(v, _ref(v, status="certificate", p=np.array([0.5, 0.5]))) == [CheckResult("answer.contract", PASS)]
 
 
 def test_contract_vector_lengths_follow_the_data(mk):
     p = mk("perceptron")
-    assert C.check_contract(p, _ref(p, w=np.ones(3)))[0].message == "w has length 3, expected 2"  # d = 2
+    assert _contract_msg(p, _ref(p, w=np.ones(3))) == "w has length 3, expected 2"  # d = 2
     d = mk("pdm", Delta=1.0)
     assert d.P.shape[1] == 2 + 1 + 3  # x, rho, Delta e_k
-    assert C.check_contract(d, _ref(d, w=np.ones(3)))[0].message == f"w has length 3, expected {d.P.shape[1]}"
+    assert _contract_msg(d, _ref(d, w=np.ones(3))) == f"w has length 3, expected {d.P.shape[1]}"
     assert C.check_contract(d, _ref(d))[0].outcome == PASS
-    assert C.check_contract(p, _ref(p, w=np.array([1.0, np.inf])))[0].message == "w is not finite"
+    assert _contract_msg(p, _ref(p, w=np.array([1.0, np.inf]))) == "w is not finite"
 
 
 def test_claim_above_the_budget_fails_whatever_the_status(mk):
@@ -1477,3 +1484,21 @@ def test_evaluate_hands_the_trace_the_rule_and_the_options_on(mk):
     assert plain["iterations"] != res.iterations or not np.array_equal(plain["w"], res.w)  # the options change the run
     (r,) = [r for r in C.evaluate(d, sec4, strict=True) if r.id == "strict.trajectory"]
     assert r.outcome != PASS
+
+
+def test_a_failure_at_a_pt11_iterate_shows_both_iterates_and_the_arguments(mk):
+    d = mk("pdm")
+    P = d.P
+    tr = C._reference_run(d)["trace"]
+    assert [s["t"] for s in tr][:2] == [0, 1]
+    mine = [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": 2 * P[0]}]
+    ans = _ref(d, trace=mine)
+    f = C._failure(d, ans, [CheckResult("strict.trajectory", FAIL, "m", at=1)])
+    assert f.iterate == 1 and f.implementation["w"].tolist() == (2 * P[0]).tolist()
+    assert np.array_equal(f.reference["w"], tr[1]["w"]) and f.reference["alpha"] is None and f.implementation["p"] is None
+    assert f.arguments == {"rho": 1.0, "Delta": None, "epsilon": 0.3, "max_iter": d.max_iter}
+    p = mk("perceptron", FOUR)
+    ptr = C._reference_run(p)["trace"]
+    f = C._failure(p, _ref(p, trace=[{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": np.array([9.0, 9.0])}]),
+                   [CheckResult("invariant.trace", FAIL, "m", at=1)])  # fmt: skip
+    assert f.iterate == 1 and f.implementation["w"].tolist() == [9.0, 9.0] and np.array_equal(f.reference["w"], ptr[1]["w"])
