@@ -366,3 +366,69 @@ def test_parametrize_with_checks_defaults(small_corpus, monkeypatch):
     params[0].values[0]()
     params[-1].values[0]()
     assert seen[0][3] == {"examples": 3, "seed": 9, "strict": True} and seen[0][2].strict is True and strict == [{"strict": True}]
+
+
+@pytest.mark.parametrize("algorithm, name", [("snkp", "q"), ("snkp", "delta"), ("snkp", "gamma"), ("pdm", "beta"), ("pdm", "eta"),
+                                             ("snkp", "epsilon"), ("nvn", "epsilon"), ("pdm", "trace")])  # fmt: skip
+def test_options_may_not_bind_a_cases_own_arguments(algorithm, name):
+    with pytest.raises(ValueError, match=rf"^options \['{name}'\]: every case sets {name} itself \(the corpus varies them\); bind "
+                                         r"algorithm options only \(active_sets, multiple_updates, seed, engine, \.\.\.\)$"):
+        validate(algorithm, getattr(reference, algorithm), options={name: 1})
+
+
+def test_only_a_partials_keywords_count_as_options(small_corpus):
+    chosen, _ = small_corpus
+
+    class WithKeywords:  # an attribute named keywords on something that is not a functools.partial
+        keywords = {"multiple_updates": True}
+
+        def __call__(self, X, y, epsilon, **kw):
+            return reference.pdm(X, y, epsilon, **kw)
+
+    r = validate("pdm", WithKeywords(), budget=0)
+    assert not any("same options" in n for n in r.notes)
+
+
+def test_the_minimal_failure_is_the_smallest_instance_and_a_shrunk_one_on_ties(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    cs = _small("snkp", n=3)
+    chosen["snkp"] = cs
+    sizes = {cs[0].case_id: (5, 1), cs[1].case_id: (2, 2), cs[2].case_id: (3, 2)}
+
+    from theorems.validate.report import CheckResult
+
+    monkeypatch.setattr(run_module, "run_case", lambda impl, case, **kw: ({}, [CheckResult(f"c{case.case_id}", FAIL, "m")]))
+
+    def fake_failure(case, ans, results, shrunk=False):
+        n, d = sizes[case.case_id]
+        return Failure(check=results[0].id, message="m", case_id=case.case_id, instance={"X": [[0.0] * d] * n}, arguments={},
+                       reference={}, implementation={}, shrunk=shrunk)  # fmt: skip
+
+    monkeypatch.setattr(run_module, "_failure", fake_failure)
+    r = validate("snkp", reference.snkp, budget=0)
+    assert r.minimal.case_id == cs[1].case_id  # n d = 4 < 5 (5 x 1) < 6 (3 x 2)
+    shrunk = Failure(check="x", message="m", case_id="snkp/drawn", instance={"X": [[0.0, 0.0]] * 2}, arguments={}, reference={},
+                     implementation={}, shrunk=True)  # fmt: skip
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: shrunk)
+    r = validate("snkp", reference.snkp, budget=1)
+    assert r.minimal is shrunk  # as small as the smallest corpus failure: the shrunk one
+    assert 0 < r.seconds < 60
+
+
+def test_parametrize_with_checks_messages_start_on_a_new_line(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    chosen["snkp"] = _small("snkp", n=1)
+
+    def wrong(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": res.status, "iterations": res.iterations + 5, "alpha": res.alpha, "p": res.p}
+
+    params = parametrize_with_checks("snkp", wrong, budget=1).args[1]
+    with pytest.raises(AssertionError) as exc:
+        params[0].values[0]()
+    assert str(exc.value).startswith("\nFAILED ")
+    shrunk = Failure(check="x", message="m", case_id="d", instance={}, arguments={}, reference={}, implementation={})
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: shrunk)
+    with pytest.raises(AssertionError) as exc:
+        params[-1].values[0]()
+    assert str(exc.value) == "\n" + shrunk.format()
