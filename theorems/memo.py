@@ -13,7 +13,10 @@ Mutation testing switches the code *behind* the same callables: mutmut 3 routes 
 function through a trampoline that picks the mutant named by the environment variable
 ``MUTANT_UNDER_TEST``, and forks its test processes from one that may already hold a memo filled by
 the original code.  So the fingerprint also carries that variable; without it a mutant would be
-answered from the original's cache and survive unseen.
+answered from the original's cache and survive unseen.  And while mutmut maps each test to the
+functions it runs (``MUTANT_UNDER_TEST=stats``) nothing is cached: a value computed by one test and
+read from the memo by the next would credit only the first with the code behind it, and a mutant
+of that code would then be run against that test alone.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ class Memo:
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """The value of ``compute()`` for ``key`` under the current reference code."""
+        if os.environ.get("MUTANT_UNDER_TEST") == "stats":  # mutmut mapping tests to code: every test computes
+            return compute()
         k = (key, code_fingerprint())
         if k in self._d:
             return self._d[k]

@@ -109,3 +109,15 @@ def test_memo_is_bounded():
     for i in range(5):
         assert m.get(i, lambda: i * i) == i * i
     assert len(m) == 3 and m.get(4, lambda: -1) == 16 and m.get(0, lambda: -1) == -1
+
+
+def test_nothing_is_cached_while_a_mutation_tester_maps_tests_to_code(monkeypatch):
+    from theorems.memo import Memo
+
+    calls = []
+    m = Memo(8)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
+    assert m.get("k", lambda: calls.append(1) or 1) == 1 and m.get("k", lambda: calls.append(2) or 2) == 2
+    assert calls == [1, 2] and len(m) == 0
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "theorems.x__f__mutmut_1")
+    assert m.get("k", lambda: 3) == 3 and m.get("k", lambda: 4) == 3 and len(m) == 1
