@@ -411,3 +411,16 @@ def test_load_callable_puts_the_working_directory_first_on_the_path_once(tmp_pat
     monkeypatch.setattr(sys, "path", [""] + [p for p in sys.path if p != str(tmp_path)])
     load_callable("wd_first:f")
     assert str(tmp_path) not in sys.path  # '' already stands for the working directory
+
+
+def test_a_callable_without_a_module_is_named_by_its_type():
+    class Opaque:
+        def __getattribute__(self, name):
+            if name == "__module__":
+                raise AttributeError(name)
+            return object.__getattribute__(self, name)
+
+        def __call__(self, G):
+            return G
+
+    assert _name_of(Opaque()) == "?:Opaque"
