@@ -134,10 +134,9 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
                 report.cases += 1
     report.failures = list(failures.values())
     report.settle()
-    if report.failures:
-        cands = ([shrunk] if shrunk is not None else []) + sorted(report.failures, key=lambda f: (f.size[0] * max(1, f.size[1]), f.case_id))
-        best = min(cands, key=lambda f: (f.size[0] * max(1, f.size[1]), not f.shrunk))
-        report.minimal = best
+    if report.failures:  # the smallest failing instance (n d), a shrunk one first on ties, then by case id
+        cands = list(report.failures) + ([shrunk] if shrunk is not None and all(f is not shrunk for f in report.failures) else [])
+        report.minimal = min(cands, key=lambda f: (f.size[0] * max(1, f.size[1]), not f.shrunk, f.case_id))
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -432,3 +432,67 @@ def test_parametrize_with_checks_messages_start_on_a_new_line(small_corpus, monk
     with pytest.raises(AssertionError) as exc:
         params[-1].values[0]()
     assert str(exc.value) == "\n" + shrunk.format()
+
+
+def _failing_validate(monkeypatch, chosen, sizes, shrunk=None, check="claim.separator"):
+    from theorems.validate.report import CheckResult
+
+    cs = _small("snkp", n=len(sizes))
+    chosen["snkp"] = cs
+    size_of = dict(zip([c.case_id for c in cs], sizes))
+    monkeypatch.setattr(run_module, "run_case", lambda impl, case, **kw: ({}, [CheckResult(check, FAIL, "m")]))
+    monkeypatch.setattr(run_module, "_failure", lambda case, ans, results, shrunk=False: Failure(
+        check=results[0].id, message="m", case_id=case.case_id, instance={"X": [[0.0] * size_of[case.case_id][1]] * size_of[case.case_id][0]},
+        arguments={}, reference={}, implementation={}, shrunk=shrunk))  # fmt: skip
+    searched = []
+    monkeypatch.setattr(run_module, "_hypothesis_search", lambda *a, **kw: searched.append(a) or shrunk)
+    return cs, searched
+
+
+def test_a_shrunk_failure_of_a_check_that_failed_in_the_corpus_can_still_be_the_minimal_one(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    shrunk = Failure(check="claim.separator", message="drawn", case_id="snkp/drawn", instance={"X": [[0.0]]}, arguments={},
+                     reference={}, implementation={}, shrunk=True)  # fmt: skip
+    cs, searched = _failing_validate(monkeypatch, chosen, [(5, 1), (3, 1)], shrunk=shrunk)
+    r = validate("snkp", reference.snkp, budget=2)
+    assert [f.case_id for f in r.failures] == [cs[0].case_id]  # the first failure of the check
+    assert r.minimal is shrunk
+    assert r.failing["claim.separator"] == [(cs[0].case_id, "m"), (cs[1].case_id, "m"), ("snkp/drawn (shrunk)", "drawn")]
+    assert r.counts["claim.separator"][FAIL] == 3 and r.cases == 3
+    assert searched[0][:2] == ("snkp", reference.snkp)
+
+
+def test_a_shrunk_failure_already_counted_is_not_counted_again(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    cs = _small("snkp", n=1)
+    shrunk = Failure(check="claim.separator", message="m", case_id=cs[0].case_id, instance={"X": [[0.0]]}, arguments={},
+                     reference={}, implementation={}, shrunk=True)  # fmt: skip
+    _failing_validate(monkeypatch, chosen, [(2, 1)], shrunk=shrunk)
+    r = validate("snkp", reference.snkp, budget=2)
+    assert r.counts["claim.separator"][FAIL] == 1 and r.cases == 1 and len(r.failing["claim.separator"]) == 1
+
+
+def test_equal_failures_are_told_apart_by_case_id(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    cs, _ = _failing_validate(monkeypatch, chosen, [(2, 2), (2, 2), (4, 1)])
+    r = validate("snkp", reference.snkp, budget=0)
+    assert r.minimal.case_id == min(c.case_id for c in cs[:2])
+
+
+def test_refusals_keep_their_edge_flags_and_a_timeout_note_comes_first(small_corpus, monkeypatch):
+    chosen, _ = small_corpus
+    cs = corpus("perceptron")
+    edge = [c for c in cs if "n1" in c.flags][:1] + [c for c in cs if "duplicates" in c.flags][:1]
+    chosen["perceptron"] = edge
+
+    def refuse(X, y, **kw):
+        raise ValueError("no")
+
+    r = validate("perceptron", refuse, budget=0)
+    assert [fl for _, fl, _ in r.refusals] == [tuple(f for f in c.flags if f not in ("budget", "pt11")) for c in edge]
+    assert all(fl for _, fl, _ in r.refusals)
+    snkp = corpus("snkp")
+    chosen["snkp"] = [c for c in snkp if "n1" in c.flags][:1] + [c for c in snkp if "n1" not in c.flags][:2]
+    r = validate("snkp", _hangs, budget=0, timeout=0.2, skip_flags=("n1",))
+    assert r.notes[0].endswith("stopped at the first timeout (the remaining cases and the hypothesis search were not run)")
+    assert r.notes[1].startswith("--skip-flags n1: 1 cases not run")
