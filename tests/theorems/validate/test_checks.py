@@ -1502,3 +1502,19 @@ def test_a_failure_at_a_pt11_iterate_shows_both_iterates_and_the_arguments(mk):
     f = C._failure(p, _ref(p, trace=[{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": np.array([9.0, 9.0])}]),
                    [CheckResult("invariant.trace", FAIL, "m", at=1)])  # fmt: skip
     assert f.iterate == 1 and f.implementation["w"].tolist() == [9.0, 9.0] and np.array_equal(f.reference["w"], ptr[1]["w"])
+
+
+def test_a_pdm_succ_reference_trace_through_every_run_of_its_schedule_passes():
+    from reference.dynamic_margin import succ_schedule
+    from theorems.instances import strategies as S
+
+    c = make_case("pdm_succ", S.planted_separable(3, 3, 8, 0.05, seed=2), eps=0.01)
+    sched = succ_schedule(0.01, 8.0)
+    assert len(sched) == 3  # 1/2, 1/16, 0.01
+    ref = C._reference_run(c)
+    assert len(ref["trace"]) > 20
+    assert C.check_trace(c, ref["trace"])[0].outcome == PASS
+    # the trace goes through every run: each accuracy of the schedule converged on the way (t_c)
+    res = reference.pdm_succ(c.X, c.y, 0.01, 8.0, rho=1.0, max_iter=c.max_iter, max_epochs=10**9)
+    t_c = res.info["t_c"]
+    assert len(t_c) == 3 and t_c[0] < t_c[1] < t_c[2] == ref["iterations"] == ref["trace"][-1]["t"]
