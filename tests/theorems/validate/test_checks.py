@@ -1518,3 +1518,39 @@ def test_a_pdm_succ_reference_trace_through_every_run_of_its_schedule_passes():
     res = reference.pdm_succ(c.X, c.y, 0.01, 8.0, rho=1.0, max_iter=c.max_iter, max_epochs=10**9)
     t_c = res.info["t_c"]
     assert len(t_c) == 3 and t_c[0] < t_c[1] < t_c[2] == ref["iterations"] == ref["trace"][-1]["t"]
+
+
+@pytest.mark.parametrize("algorithm", ["pdm", "pfm"])
+def test_margin_guarantee_allowance(mk, algorithm):
+    c = mk(algorithm)
+    w = c.reference["w"]
+    ach = float(np.min(c.P @ w)) / float(np.linalg.norm(w))
+    for ratio, ok in ((1 - 1e-8, True), (1 - 1e-6, False)):  # achieved = ratio * guarantee: within / beyond 1e-7
+        g = ach / ratio
+        r = C.check_margin_guarantee(dataclasses.replace(c, margin_guarantee=g), _ref(c))[0]
+        assert (r.outcome == PASS) == ok, (ratio, r)
+    small = w / (10 * float(np.linalg.norm(w)))  # ||a|| < 1: the margin is still computed
+    r = C.check_margin_guarantee(c, _ref(c, w=small))[0]
+    assert r.outcome == PASS and f"{float(np.min(c.P @ small)) / float(np.linalg.norm(small)):.6g}" in r.message
+
+
+def test_reference_runs_are_told_apart_by_arguments_and_options(mk):
+    a = mk("snkpvn")
+    b = dataclasses.replace(a, args={**a.args, "q": np.array([0.8, 0.1, 0.1])})
+    assert a.case_id == b.case_id
+    ra, rb = C._reference_run(a), C._reference_run(b)
+    assert not np.array_equal(ra["trace"][0]["alpha"], rb["trace"][0]["alpha"])  # alpha_0 = q
+    from theorems.validate.corpus import corpus
+
+    d = next(c for c in corpus("pdm") if not ({"csr", "budget"} & set(c.flags)) and c.reference["iterations"] >= 6)
+    plain, sec4 = C._reference_run(d), C._reference_run(d, {"multiple_updates": True, "active_sets": True})
+    assert len(plain["trace"]) != len(sec4["trace"])  # another run: the options reached the reference
+
+
+def test_pt11_reference_runs_have_no_epoch_limit(monkeypatch, mk):
+    seen = []
+    real = reference.pdm
+    monkeypatch.setattr(reference, "pdm", lambda *a, **kw: seen.append(kw) or real(*a, **kw))
+    c = dataclasses.replace(mk("pdm"), case_id="pdm/epochs-test")
+    C._reference_run(c)
+    assert seen and seen[-1]["max_epochs"] == 10**9 and seen[-1]["rho"] == 1.0 and seen[-1]["trace"] is True
