@@ -1554,3 +1554,23 @@ def test_pt11_reference_runs_have_no_epoch_limit(monkeypatch, mk):
     c = dataclasses.replace(mk("pdm"), case_id="pdm/epochs-test")
     C._reference_run(c)
     assert seen and seen[-1]["max_epochs"] == 10**9 and seen[-1]["rho"] == 1.0 and seen[-1]["trace"] is True
+
+
+def test_the_cyclic_scan_goes_up_from_the_point_after_the_last_update():
+    # at w_1 = z_0 the scores are (1, 1, -1, -1): scanning up from index 1 the first mistake is 2 (down: 3)
+    inst = Instance("updown", np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.2], [-1.0, -0.2]]), np.array([1, 1, 1, 1]))
+    c = make_case("perceptron", inst)
+    Z = c.Z
+    first = [{"k": 0, "w": np.zeros(2)}, {"k": 1, "w": Z[0]}]
+    assert _trace_check(c, first + [{"k": 2, "w": Z[0] + Z[2]}], "cyclic").outcome == PASS
+    r = _trace_check(c, first + [{"k": 2, "w": Z[0] + Z[3]}], "cyclic")
+    assert r.message.startswith("step 1->2: rule 'cyclic' updates on point 2 (the first mistake scanning from index 1")
+    assert _trace_check(c, [{"k": 0}, {"k": 1, "w": Z[0]}, {"k": 2}], "cyclic").outcome == PASS  # states without w: not judged
+
+
+def test_an_isnkpvn_that_gives_up_is_told_its_gamma_and_starting_norm(mk):
+    c = make_case("isnkpvn", FOUR, arguments={"gamma": 3.0})
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=p)), "claim.max_iter")
+    q0 = reference.g_norm(c.G, np.full(4, 0.25))
+    assert q0 > 0 and "shrinks by gamma = 3 per round" in r.message and f"here ||q_0||_G = {q0:.3g} and" in r.message
