@@ -162,7 +162,7 @@ class _Theory(NamedTuple):
     R: Optional[float] = None
     bound: Optional[float] = None  # the paper's bound on the counter (None: no theorem applies)
     source: str = ""
-    feasible: Optional[bool] = None
+    infeasible: bool = False  # certified margin <= 0: the Perceptrons, NKP and SNKP have nothing to find
     guarantee: Optional[float] = None  # PT11: the margin a separator must reach
     P: Optional[np.ndarray] = None  # PT11: the patterns the algorithm runs on
 
@@ -203,7 +203,7 @@ def make_case(algorithm: str, inst: Instance, *, eps: Optional[float] = None, De
     if theory is None:
         return None
     bound = theory.bound if theory.bound is not None and math.isfinite(theory.bound) else None
-    termination, max_iter, ref = _budget_and_answer(algorithm, X, y, G, args, bound, theory.feasible, cap, budget)
+    termination, max_iter, ref = _budget_and_answer(algorithm, X, y, G, args, bound, theory.infeasible, cap, budget)
     extra = ((("one_class",) if np.unique(y).size == 1 else ())  # all labels equal: libraries that classify refuse it
              + (("extended",) if Delta is not None else ()) + (("budget",) if budget is not None else ()) + (("pt11",) if algorithm in PT11 else ()))
     return Case(
@@ -233,15 +233,13 @@ def _rp14_primal_theory(algorithm, X, y, G, kernel, over, args) -> Optional[_The
         R = 1.0
         bound, source = (pbounds.normalized_perceptron(lo), "RP14 Sec. 2.1: 1/rho_2^2") if lo > 0 else (None, "")
         name = "rho_2"
-    feasible = True if lo > 0 else (False if hi <= 0 else None)  # as for the Gram algorithms: margin <= 0 is nothing to find
-    return _Theory(name, lo, hi, R, bound, source, feasible)
+    return _Theory(name, lo, hi, R, bound, source, hi <= 0)  # as for the Gram algorithms: margin <= 0 is nothing to find
 
 
 def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
     """The Gram algorithms: NKP, SNKP, NVN, SNKPVN, ISNKPVN (their arguments go into ``args``)."""
     n = len(G)
     lo, hi = _margin(G)
-    feasible = True if lo > 0 else (False if hi <= 0 else None)
     bound, source = None, ""
     if algorithm == "nkp":
         if lo > 0:
@@ -268,7 +266,7 @@ def _rp14_gram_theory(algorithm, G, over, args) -> _Theory:
         if lo > 0 or hi < 0:  # the conservative end: the smaller |rho_K|
             bound = pbounds.isnkpvn_total(n, reference.g_norm(G, np.full(n, 1.0 / n)), lo if lo > 0 else hi, gamma, epsilon)
             source = "RP14 Thm. 4 with Lemmas 8, 9 (corrected Lemma 7) and (15): theorems.paper_bounds.isnkpvn_total"
-    return _Theory("rho_K", lo, hi, None, bound, source, feasible)
+    return _Theory("rho_K", lo, hi, None, bound, source, hi <= 0)
 
 
 def _pt11_theory(algorithm, X, y, kernel, eps, Delta, args) -> Optional[_Theory]:
@@ -294,10 +292,10 @@ def _pt11_theory(algorithm, X, y, kernel, eps, Delta, args) -> Optional[_Theory]
         bound = pbounds.pdm_theorem2(R, lo, e)
         source = "PT11 Thm. 2" + (" (the whole run is a PDM(eps) run, Sec. 3)" if algorithm == "pdm_succ" else "")
         guarantee = (1.0 - e) * lo
-    return _Theory("gamma_d", lo, hi, R, bound, source, True, guarantee, P)
+    return _Theory("gamma_d", lo, hi, R, bound, source, False, guarantee, P)
 
 
-def _budget_and_answer(algorithm, X, y, G, args, bound, feasible, cap, budget):
+def _budget_and_answer(algorithm, X, y, G, args, bound, infeasible, cap, budget):
     """(termination_required, max_iter, the reference's answer).  Where the bound fits in ``cap``
     the budget is floor(bound) + 2 and "max_iter" fails; otherwise, where the reference finishes
     within ``cap``, 20 times its count + 100 (at least CAP_NO_BOUND, at most ``cap``), and
@@ -307,14 +305,14 @@ def _budget_and_answer(algorithm, X, y, G, args, bound, feasible, cap, budget):
     termination = bound is not None and bound + 2 <= cap
     if termination:
         max_iter = int(math.floor(bound)) + 2
-    elif feasible is False and algorithm in ("perceptron", "normalized_perceptron", "nkp", "snkp"):
+    elif infeasible and algorithm in ("perceptron", "normalized_perceptron", "nkp", "snkp"):
         max_iter = CAP_NO_BOUND  # nothing to find: a short budget keeps the run cheap
     else:
         max_iter = cap
     if budget is not None:  # a budget-exhaustion case: honesty when the budget runs out
         termination, max_iter = False, int(budget)
     ref = _reference_answer(algorithm, X, y, G, args, max_iter)
-    if budget is None and not termination and ref["status"] != "max_iter":
+    if budget is None and not termination:  # (a max_iter answer has iterations = max_iter: no change)
         max_iter = int(min(max_iter, max(CAP_NO_BOUND, 20 * ref["iterations"] + 100)))
     if not termination and ref["status"] == "max_iter":
         max_iter = min(max_iter, CAP_NO_BOUND)

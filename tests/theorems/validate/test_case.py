@@ -25,7 +25,7 @@ ARGS = {"perceptron": {}, "normalized_perceptron": {"normalize": True}, "nkp": {
 def _budget(algorithm, data, bound, feasible, cap=CAP, budget=None, args=None):
     X, y = data
     G = reference.gram(X, y, "linear")
-    return _budget_and_answer(algorithm, X, y, G, dict(ARGS[algorithm] if args is None else args), bound, feasible, cap, budget)
+    return _budget_and_answer(algorithm, X, y, G, dict(ARGS[algorithm] if args is None else args), bound, feasible is False, cap, budget)
 
 
 def test_budget_where_a_theorem_promises_termination():
@@ -419,3 +419,36 @@ def test_pt11_reference_answers_run_without_an_epoch_limit(monkeypatch):
     assert seen[-1]["max_iter"] == c.max_iter and seen[-1]["trace"] is True and tr[-1]["t"] == c.reference["iterations"]
     s = make_case("snkp", MIXED)
     assert len(case_mod._reference_trace(s)) == s.reference["iterations"] + 1
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "snkp"])
+def test_a_bound_beyond_the_cap_on_feasible_data_gives_the_cap_not_the_short_budget(algorithm):
+    c = make_case(algorithm, MIXED, cap=3)
+    assert not c.termination_required and c.reference["status"] == "separator"
+    assert c.max_iter <= 3  # feasible: the cap (the reference's count x 20 + 100, at most the cap), not CAP_NO_BOUND
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "nkp"])
+def test_a_margin_certified_zero_at_both_ends_is_nothing_to_find(algorithm, monkeypatch):
+    budgets = []
+    run = case_mod._reference_answer
+    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
+                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+    _with_margin(monkeypatch, 0.0, 0.0)
+    make_case(algorithm, MIXED)
+    assert max(budgets) == CAP_NO_BOUND
+
+
+def test_pt11_needs_a_margin_certified_positive(monkeypatch):
+    _with_margin(monkeypatch, 0.0, 0.5)
+    assert make_case("pdm", MIXED) is None and make_case("pfm", MIXED) is None
+
+
+def test_pfm_beta_follows_the_accuracy_asked():
+    c = make_case("pfm", MIXED, eps=0.5)
+    assert c.args["beta"] == 0.5 * c.m_lo and c.margin_guarantee == c.args["beta"]
+
+
+def test_a_prox_centre_given_as_integers_is_read_as_floats():
+    c = make_case("snkpvn", MIXED, arguments={"q": [1, 0, 0]})
+    assert c.args["q"].dtype == np.float64 and c.args["q"].tolist() == [1.0, 0.0, 0.0]
