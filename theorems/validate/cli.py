@@ -20,21 +20,21 @@ def add_arguments(sub) -> None:
     v = sub.add_parser("validate", help="check an implementation (Python callable, or answers/traces written by any program) against the reference")
     v.add_argument("algorithm", nargs="?", choices=ALGORITHMS, help="reference function name")
     v.add_argument("callable", nargs="?", help="MODULE:CALLABLE or path/to/file.py:CALLABLE")
-    v.add_argument("--kwargs", default=None, help="JSON object of algorithm options (active_sets, multiple_updates, ...) bound into "
+    v.add_argument("--kwargs", help="JSON object of algorithm options (active_sets, multiple_updates, ...) bound into "
                                                   "the callable and given to the reference wherever trajectories are compared")
-    v.add_argument("--answers", default=None, help="an answers document (see theorems/validate/case_schema.json)")
-    v.add_argument("--trace", default=None, help="a trace document (see theorems/validate/case_schema.json)")
-    v.add_argument("--cases", default=None, help="corpus directory written by export-cases or by `margins bounds --search` "
+    v.add_argument("--answers", help="an answers document (see theorems/validate/case_schema.json)")
+    v.add_argument("--trace", help="a trace document (see theorems/validate/case_schema.json)")
+    v.add_argument("--cases", help="corpus directory written by export-cases or by `margins bounds --search` "
                                                  "(default: regenerate the fixed corpus); with MODULE:CALLABLE, run exactly "
                                                  "its cases of ALGORITHM (add --budget N for hypothesis examples too)")
-    v.add_argument("--budget", type=int, default=None, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
+    v.add_argument("--budget", type=int, help="hypothesis examples beyond the cases (default 20; 0 with --cases)")
     v.add_argument("--strict", action="store_true", help="also require step-by-step agreement with the reference, run with the "
                                                          "same algorithm options (--kwargs) (layer 3)")
     v.add_argument("--deep", action="store_true", help="add the deep tier: one long PT11 run (eps = 0.01, ~2e5 updates) and one "
                                                        "long RP14 run (SNKP ~3e4 iterations), each under a minute")
     v.add_argument("--seed", type=int, default=0, help="seed of the hypothesis search (default 0): the same seed and budget give "
                                                        "the same verdict on every run, in every directory")
-    v.add_argument("--database", default=None, metavar="DIR", help="keep hypothesis' example database in DIR (failing examples "
+    v.add_argument("--database", metavar="DIR", help="keep hypothesis' example database in DIR (failing examples "
                                                                    "are replayed first next time); default: none, nothing written")
     v.add_argument("--skip-flags", default="", metavar="FLAGS", help="comma-separated edge-case classes not to run or require "
                                                                       "(e.g. n1 for an implementation that refuses one-point data)")
@@ -42,20 +42,20 @@ def add_arguments(sub) -> None:
                                                          "case without an answer fails)")
     v.add_argument("--json", action="store_true", help="print the report as JSON (the checks, each case's verdict and the failures) instead of text")
     g = v.add_argument_group("validation on a data set (PT11 algorithms; layers 1-2 with the certified margin)")
-    g.add_argument("--data", default=None, help="LIBSVM file (.gz ok): run the implementation on the whole data set")
-    g.add_argument("--n-features", type=int, default=None, help="number of features of the LIBSVM file")
+    g.add_argument("--data", help="LIBSVM file (.gz ok): run the implementation on the whole data set")
+    g.add_argument("--n-features", type=int, help="number of features of the LIBSVM file")
     add_max_bytes(g)
     g.add_argument("--rho", type=lambda t: None if t.lower() == "none" else float(t), default=1.0,
                    help="augmentation (default 1.0; 'none' for no bias)")
-    g.add_argument("--Delta", type=float, default=None, help="extended space of PT11 Sec. 5")
+    g.add_argument("--Delta", type=float, help="extended space of PT11 Sec. 5")
     g.add_argument("--epsilon", type=float, nargs="+", default=[0.1], help="accuracies (beta values for pfm) to run")
-    g.add_argument("--max-iter", type=int, default=None, help="budget handed to the implementation")
-    g.add_argument("--data-answers", default=None,
+    g.add_argument("--max-iter", type=int, help="budget handed to the implementation")
+    g.add_argument("--data-answers",
                    help="answers computed elsewhere on a data file named by file name and sha256 (kind 'data-answers')")
-    g.add_argument("--data-dir", default=None, help="where to look for the data file of --data-answers")
+    g.add_argument("--data-dir", help="where to look for the data file of --data-answers")
     e = sub.add_parser("export-cases", help="write the validation corpus (JSON, schema_version 1) for implementations in any language")
     e.add_argument("directory", help="folder to write into (created if missing): one JSON file of cases per algorithm, and case_schema.json")
-    e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, default=None, metavar="ALGORITHM",
+    e.add_argument("--algorithms", nargs="*", choices=ALGORITHMS, metavar="ALGORITHM",
                    help="the algorithms whose cases to write (default: all ten)")
 
 

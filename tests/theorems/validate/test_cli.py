@@ -213,12 +213,20 @@ def options_table() -> str:
     from theorems.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help for c in sub._choices_actions}
     out = []
     for name in ("validate", "export-cases"):
-        out += [f"`margins {name}`:", "", "| argument | what it does | default |", "|---|---|---|"]
-        for a in sub.choices[name]._actions:
+        out += [f"`margins {name}`: {helps[name]}.", "", "| argument | what it does | default |", "|---|---|---|"]
+        parser = sub.choices[name]
+        group_of = {id(a): g.title for g in parser._action_groups[2:] for a in g._group_actions}  # groups after the two default ones
+        shown_groups = set()
+        for a in parser._actions:
             if isinstance(a, argparse._HelpAction):
                 continue
+            title = group_of.get(id(a))
+            if title and title not in shown_groups:
+                shown_groups.add(title)
+                out.append(f"| *{title}:* | | |")
             if a.option_strings:
                 shown = a.option_strings[0] if a.nargs == 0 else f"{a.option_strings[0]} {a.metavar or a.dest.upper()}"
                 if a.nargs in ("+", "*"):
