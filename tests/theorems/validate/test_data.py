@@ -504,3 +504,38 @@ def test_every_passing_check_on_data_says_ok(three):
     assert "invariant.final" not in {c.id for c in allc}  # t = 0: no ||a_t||/t
     _, allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": 1, "w": np.array([2.0, 1.0, 1.0])}, max_iter=1)
     assert ("invariant.final", True, "ok") in [(c.id, c.passed, c.detail) for c in allc]  # t = 1 is checked
+
+
+def test_validate_on_data_argument_messages_and_accuracy_ranges():
+    with pytest.raises(ValueError, match=r"^fn must be a callable fn\(X, y, epsilon, rho=\.\.\., Delta=\.\.\., max_iter=\.\.\.\)$"):
+        validate_on_data("pdm", None, X3, Y3)
+    twice = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match=r"^the data are certified NOT separable \(Gordan\): PT11's algorithms cannot converge on "
+                                         r"them; pass Delta \(the extended space of PT11 Sec\. 5\) or an explicit max_iter$"):
+        validate_on_data("pdm", ref.pdm, twice, np.array([1, -1]))
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="epsilon"):
+            validate_on_data("pdm", ref.pdm, X3, Y3, epsilons=(bad,), max_iter=10)
+    assert validate_on_data("pdm", ref.pdm, X3, Y3, epsilons=(1.0,), max_iter=50).checks[0].passed  # eps = 1 is allowed
+    rep = validate_on_data("pfm", lambda X, y, b, **kw: {"status": "max_iter", "iterations": 5, "w": np.zeros(3)}, X3, Y3,
+                           epsilons=(0.0,), max_iter=5)  # beta = 0 is allowed  # fmt: skip
+    assert rep.checks[0].id == "answer.contract" and rep.checks[0].passed
+
+
+@pytest.mark.parametrize("rho, Delta", [(1.0, None), (None, None), (1.0, 2.0)])
+def test_validate_on_data_runs_with_the_patterns_and_the_references_budget(rho, Delta):
+    from reference.budgets import default_budget
+
+    got = []
+
+    def spy(X, y, eps, **kw):
+        got.append(kw)
+        return ref.pdm(X, y, eps, **kw)
+
+    rep = validate_on_data("pdm", spy, X3, Y3, rho=rho, Delta=Delta, epsilons=(0.2,))
+    M = ref.margin_from_data(X3, Y3, rho=rho, Delta=Delta)
+    want = default_budget("pdm", (X3, Y3), 0.2, margin=M, rho=rho, Delta=Delta).max_iter
+    assert got == [{"rho": rho, "Delta": Delta, "max_iter": want}]
+    assert rep.conforms, rep.format()
+    P = ref.make_patterns(X3, Y3, rho=rho, Delta=Delta)
+    assert rep.margin.lower == M.lower and P.dim == 2 + (rho is not None) + (3 if Delta else 0)
