@@ -539,3 +539,52 @@ def test_validate_on_data_runs_with_the_patterns_and_the_references_budget(rho, 
     assert rep.conforms, rep.format()
     P = ref.make_patterns(X3, Y3, rho=rho, Delta=Delta)
     assert rep.margin.lower == M.lower and P.dim == 2 + (rho is not None) + (3 if Delta else 0)
+
+
+def test_data_answers_end_to_end_on_a_small_file(tmp_path):
+    import json
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    f = data_dir / "three.libsvm"
+    f.write_text("+1 1:2 2:1\n+1 1:1.5 2:2\n-1 1:-1 2:-2\n")
+    X, y = ref.load_libsvm(f, n_features=3)
+    assert X.shape == (3, 3)  # n_features 3 pads a column: the answers' w have that layout
+    answers = []
+    for extra in ({}, {"rho": None}, {"rho": 1.0, "Delta": 2.0}):
+        rho, Delta = extra.get("rho", 1.0), extra.get("Delta")
+        res = ref.pdm(X, y, 0.2, rho=rho, Delta=Delta, max_iter=1000)
+        answers.append({"algorithm": "pdm", "epsilon": 0.2, "max_iter": 1000, "status": res.status, "iterations": res.iterations,
+                        "w": res.w.tolist(), **extra})  # fmt: skip
+    doc = {"kind": "data-answers", "data": {"file": "three.libsvm", "sha256": D.sha256_of(f), "n_features": 3}, "answers": answers}
+    p = tmp_path / "answers.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"not found beside .* or in --data-dir; pass --data-dir DIR"):
+        D.validate_data_answers(p)
+    reps = D.validate_data_answers(p, data_dir)
+    assert len(reps) == 3 and all(r.conforms for r in reps), [r.format() for r in reps]
+    assert [r.margin.d for r in reps] == [3, 3, 3] and reps[1].margin.lower != reps[0].margin.lower  # rho None: other patterns
+    bad = dict(answers[0], w=answers[0]["w"][:-1])
+    p.write_text(json.dumps(dict(doc, answers=[bad])))
+    (r,) = D.validate_data_answers(p, data_dir)
+    assert not r.conforms and r.checks[0].id == "answer.contract"
+
+
+def test_data_answers_documents_refused_with_the_reason(tmp_path):
+    import json
+
+    p = tmp_path / "a.json"
+    p.write_text("{not json")
+    with pytest.raises(ValueError, match=rf"^{p}: not a readable JSON document \("):
+        D.validate_data_answers(p)
+    for doc in ({"kind": "answers", "data": {}}, {"kind": "data-answers", "data": "x"}, [1, 2]):
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ValueError) as exc:
+            D.validate_data_answers(p)
+        assert str(exc.value) == f"{p}: expected {D.DATA_ANSWERS_FORMAT}"
+    ok = [{"algorithm": "pdm", "epsilon": 0.1, "status": "max_iter", "iterations": 1, "w": [0.0]}]
+    for data in ({"file": "x.libsvm"}, {"sha256": "ab"}, {"file": "x.libsvm", "sha256": 12}, {"file": 3, "sha256": "ab"}):
+        p.write_text(json.dumps({"kind": "data-answers", "data": data, "answers": ok}))
+        with pytest.raises(ValueError) as exc:
+            D.validate_data_answers(p)
+        assert str(exc.value) == f'{p}: "data" needs "file" (a file name) and "sha256" (hex)'
