@@ -59,18 +59,24 @@ def test_budget_exhaustion_case():
     assert (termination, max_iter, ref["status"], ref["iterations"]) == (False, 1000, "separator", 35)
 
 
-@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp"])
-def test_budget_on_certified_infeasible_data_runs_the_reference_only_briefly(algorithm, monkeypatch):
-    """Nothing to find: CAP_NO_BOUND, and the reference is never run longer (building a corpus
-    stays cheap)."""
-    budgets = []
+@pytest.fixture
+def budgets(monkeypatch):
+    """The max_iter of every run of the reference that building a case makes, in order."""
+    seen = []
     run = case_mod._reference_answer
 
     def spy(alg, X, y, G, args, max_iter, trace=False):
-        budgets.append(max_iter)
+        seen.append(max_iter)
         return run(alg, X, y, G, args, max_iter, trace)
 
     monkeypatch.setattr(case_mod, "_reference_answer", spy)
+    return seen
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp"])
+def test_budget_on_certified_infeasible_data_runs_the_reference_only_briefly(algorithm, budgets):
+    """Nothing to find: CAP_NO_BOUND, and the reference is never run longer (building a corpus
+    stays cheap)."""
     termination, max_iter, ref = _budget(algorithm, TWICE, None, False)
     assert (termination, max_iter, ref["status"], ref["iterations"]) == (False, CAP_NO_BOUND, "max_iter", CAP_NO_BOUND)
     assert budgets and max(budgets) == CAP_NO_BOUND
@@ -344,11 +350,7 @@ def test_an_infinite_bound_is_no_bound(monkeypatch):
 
 
 @pytest.mark.parametrize("algorithm", ["perceptron", "normalized_perceptron", "nkp", "snkp"])
-def test_certified_infeasible_data_are_run_briefly_through_make_case(algorithm, monkeypatch):
-    budgets = []
-    run = case_mod._reference_answer
-    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
-                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+def test_certified_infeasible_data_are_run_briefly_through_make_case(algorithm, budgets):
     for inst in (Instance("twice", *TWICE), FOUR):
         budgets.clear()
         c = make_case(algorithm, inst)
@@ -369,11 +371,7 @@ def test_a_margin_certified_exactly_zero_below_gives_no_bound_and_no_verdict(alg
 
 
 @pytest.mark.parametrize("algorithm", ["nvn", "snkpvn", "nkp", "perceptron"])
-def test_a_margin_certified_exactly_zero_above_is_infeasible(algorithm, monkeypatch):
-    budgets = []
-    run = case_mod._reference_answer
-    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
-                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+def test_a_margin_certified_exactly_zero_above_is_infeasible(algorithm, monkeypatch, budgets):
     _with_margin(monkeypatch, -0.5, 0.0)  # hi = 0: certified not separable
     c = make_case(algorithm, MIXED)
     if algorithm == "nvn":
@@ -385,11 +383,7 @@ def test_a_margin_certified_exactly_zero_above_is_infeasible(algorithm, monkeypa
 
 
 @pytest.mark.parametrize("algorithm", ["nvn", "snkpvn", "isnkpvn", "nkp", "perceptron"])
-def test_an_undecided_margin_gives_no_bound(algorithm, monkeypatch):
-    budgets = []
-    run = case_mod._reference_answer
-    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
-                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+def test_an_undecided_margin_gives_no_bound(algorithm, monkeypatch, budgets):
     _with_margin(monkeypatch, -0.1, 0.1)  # the certified interval contains 0
     c = make_case(algorithm, MIXED)
     assert c.bound is None and c.bound_source == ""
@@ -429,11 +423,7 @@ def test_a_bound_beyond_the_cap_on_feasible_data_gives_the_cap_not_the_short_bud
 
 
 @pytest.mark.parametrize("algorithm", ["perceptron", "nkp"])
-def test_a_margin_certified_zero_at_both_ends_is_nothing_to_find(algorithm, monkeypatch):
-    budgets = []
-    run = case_mod._reference_answer
-    monkeypatch.setattr(case_mod, "_reference_answer", lambda alg, X, y, G, args, max_iter, trace=False:
-                        budgets.append(max_iter) or run(alg, X, y, G, args, max_iter, trace))  # fmt: skip
+def test_a_margin_certified_zero_at_both_ends_is_nothing_to_find(algorithm, monkeypatch, budgets):
     _with_margin(monkeypatch, 0.0, 0.0)
     make_case(algorithm, MIXED)
     assert max(budgets) == CAP_NO_BOUND
