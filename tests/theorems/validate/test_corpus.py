@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -37,9 +38,16 @@ def test_the_search_varies_q():
 @pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
 def test_every_pt11_case_also_runs_with_csr_x(algorithm):
     cases = corpus(algorithm)
-    dense = {c.case_id for c in cases if "csr" not in c.flags}
-    csr = {c.case_id.replace(",csr", "").replace("/csr", "") for c in cases if "csr" in c.flags}
-    assert dense == csr
+    dense = {c.case_id: c for c in cases if "csr" not in c.flags}
+    csr = {c.case_id: c for c in cases if "csr" in c.flags}
+
+    def csr_id(cid):  # a variant gets ",csr" appended; a case without one gets the variant "csr"
+        return cid + (",csr" if cid.count("/") == 2 else "/csr")
+
+    assert set(csr) == {csr_id(cid) for cid in dense}
+    for cid, c in dense.items():
+        s = csr[csr_id(cid)]
+        assert s.flags == c.flags + ("csr",) and s.reference == c.reference and s.max_iter == c.max_iter, cid
     seen = []
 
     def pdm_like(X, y, acc, *, rho=1.0, Delta=None, max_iter=100, **kw):
@@ -48,6 +56,16 @@ def test_every_pt11_case_also_runs_with_csr_x(algorithm):
 
     assert validate(algorithm, pdm_like, budget=0).conforms
     assert {"ndarray", "csr_matrix"} <= set(seen)
+
+
+def test_as_csr_names_the_case_with_its_variant_or_as_the_variant_csr():
+    from theorems.validate.corpus import as_csr
+
+    plain = next(c for c in corpus("pdm") if c.case_id.count("/") == 2 and "csr" not in c.flags)
+    head = plain.case_id.rpartition("/")[0]
+    assert as_csr(plain).case_id == plain.case_id + ",csr"
+    bare = replace(plain, case_id=head)
+    assert as_csr(bare).case_id == head + "/csr" and as_csr(bare).flags == plain.flags + ("csr",)
 
 
 def test_a_sparse_reader_that_drops_an_entry_is_rejected_on_csr_only():
@@ -186,3 +204,34 @@ def test_crossing_budgets_fall_inside_a_multiple_update(algorithm):
                                             max_iter=10**6, max_epochs=10**9, trace=True)  # fmt: skip
         ts = [s.t for s in res.trace]
         assert any(a < c.max_iter < b for a, b in zip(ts, ts[1:]))  # t jumps over the budget
+
+
+# -- the deep tier, as docs/validation.md describes it ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm, about", [("snkp", 32_000), ("snkpvn", 48_000)])
+def test_the_deep_tier_rp14_run_is_the_long_instance_with_a_ten_times_smaller_margin(algorithm, about):
+    (c,) = deep_corpus(algorithm)
+    assert c.case_id == f"{algorithm}/planted(d=5,m=3,n=7,rho=3e-05,unit,seed=0)/deep", c.case_id
+    assert {"small_margin", "long_run", "deep"} <= set(c.flags) and "csr" not in c.flags, c.flags
+    assert c.reference["status"] == "separator" and about / 2 < c.reference["iterations"] < 2 * about, c.reference
+    assert c.reference["iterations"] <= c.max_iter <= 60_000, c.max_iter
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "nkp", "isnkpvn"])
+def test_the_deep_tier_holds_only_long_runs(algorithm):
+    """The RP14 instance is long for SNKP and SNKPVN only; a family member whose run is short there
+    (or that has no case on it) adds nothing to the deep tier."""
+    assert deep_corpus(algorithm) == []
+
+
+@pytest.mark.slow
+def test_the_deep_tier_pt11_run_is_thirty_points_at_eps_one_percent_dense_and_csr():
+    dense, csr = deep_corpus("pdm")
+    name = "pdm/planted(d=3,m=3,n=30,rho=0.002,unit,seed=3)/eps=0.01,deep"
+    assert (dense.case_id, csr.case_id) == (name, name + ",csr")
+    assert "csr" not in dense.flags and csr.flags == dense.flags + ("csr",)
+    for c in (dense, csr):
+        assert {"small_margin", "long_run", "deep"} <= set(c.flags) and c.args["epsilon"] == 0.01, c.case_id
+        assert c.reference["status"] == "separator" and 100_000 < c.reference["iterations"] <= c.max_iter, c.reference
+    assert csr.reference == dense.reference
