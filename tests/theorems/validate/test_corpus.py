@@ -206,6 +206,26 @@ def test_crossing_budgets_fall_inside_a_multiple_update(algorithm):
         assert any(a < c.max_iter < b for a, b in zip(ts, ts[1:]))  # t jumps over the budget
 
 
+@pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
+def test_a_crossing_budget_case_is_a_separating_plain_case_with_its_arguments_and_a_budget(algorithm):
+    """Each crossing case comes from a plain case of the corpus (same instance, same arguments, Delta
+    and epsilon included) on which the reference separates; its id is that case's id with
+    ``budget=crossing`` added to the variant."""
+    cases = corpus(algorithm)
+    plain = {c.case_id: c for c in cases if not ({"budget", "csr"} & set(c.flags))}
+    crossing = [c for c in cases if "crossing" in c.flags and "csr" not in c.flags]
+    assert crossing
+    for c in crossing:
+        head, _, variant = c.case_id.rpartition("/")
+        src = plain[head + "/" + variant[: -len(",budget=crossing")]] if "," in variant else plain[head]
+        assert src.name == c.name and src.reference["status"] == "separator", c.case_id
+        assert c.args == src.args and c.max_iter < src.reference["iterations"], (c.case_id, c.args, src.args)
+        assert c.reference["status"] == "max_iter" and c.reference["iterations"] == c.max_iter, c.reference
+    assert len(crossing) == 2 or len(crossing) == len(
+        [c for c in plain.values() if c.reference["status"] == "separator"]
+    )
+
+
 # -- the deep tier, as docs/validation.md describes it ----------------------------------------------------------
 
 
