@@ -782,24 +782,23 @@ def test_normalized_perceptron_steps(mk):
     assert _trace_check(c, [{"k": 0, "w": [0.0, 0.0]}, {"k": 1, "w": Zn[3]}]).outcome == PASS  # w_0 = 0: every point ties
 
 
-def test_smoothed_mu_schedules(mk):
-    c = mk("snkp", FOUR)
+@pytest.mark.parametrize(
+    "algorithm, at, mu, message",
+    [
+        ("snkp", 1, 0.5, f"at iterate 1: mu_k = {0.5:.6g}, but mu_0 = 2, mu_(k+1) = (1-theta_k) mu_k give 4/((k+1)(k+2)) = {4 / 6:.6g}"),
+        ("snkpvn", 2, 1.0, f"at iterate 2: mu_k = {1.0:.6g}, expected 4n/((k+1)(k+2)) = {16 / 12:.6g}"),
+    ],
+)
+def test_smoothed_mu_schedules(mk, algorithm, at, mu, message):
+    c = mk(algorithm, FOUR)
     ref = C._reference_run(c)["trace"][:3]
     assert _trace_check(c, ref).outcome == PASS
     bad = [dict(s) for s in ref]
-    bad[1]["mu"] = 0.5
+    bad[at]["mu"] = mu
     r = _trace_check(c, bad)
-    assert r.message == f"at iterate 1: mu_k = {0.5:.6g}, but mu_0 = 2, mu_(k+1) = (1-theta_k) mu_k give 4/((k+1)(k+2)) = {4 / 6:.6g}"
-    assert r.at == 1
-    v = mk("snkpvn", FOUR)
-    ref = C._reference_run(v)["trace"][:3]
-    assert _trace_check(v, ref).outcome == PASS
-    bad = [dict(s) for s in ref]
-    bad[2]["mu"] = 1.0
-    r = _trace_check(v, bad)
-    assert r.message == f"at iterate 2: mu_k = {1.0:.6g}, expected 4n/((k+1)(k+2)) = {16 / 12:.6g}" and r.at == 2
-    bad[2]["mu"] = 16 / 12 * (1 + 1e-7)  # within 1e-6 relative
-    assert _trace_check(v, bad).outcome == PASS
+    assert r.message == message and r.at == at, r.message
+    bad[at]["mu"] = ref[at]["mu"] * (1 + 1e-7)  # within 1e-6 relative
+    assert _trace_check(c, bad).outcome == PASS
 
 
 def test_a_per_iterate_statement_fails_at_its_iterate(mk):
