@@ -72,7 +72,7 @@ def _separation(margins: np.ndarray, scale: float, v: Optional[np.ndarray] = Non
     i = int(np.argmin(c))
     m = float(c[i])
     verdict = verdict()
-    if not verdict and m > 0:
+    if not verdict:  # (A v)_i > its allowance > 0 for every i: a separator, whatever m rounds to
         return PASS, f"min normalized margin {m:.3g}"
     if m == 0.0:
         return FAIL, f"point {i} has margin exactly 0: not separated"
@@ -213,9 +213,8 @@ def check_claim(case: Case, ans: Dict[str, Any]) -> List[CheckResult]:
                 acc, _ = _accuracy(case)
                 nrm = reference.g_norm(case.G, ans["p"])
                 # the reference's own exit test: a certificate only where it survives round-off
-                if (not _in_simplex(ans["p"], 1e-12, 1e-9) and nrm < acc * (1 - 1e-6)
-                        and not reference.result.verify_certificate(
-                            case.G, np.asarray(ans["p"], dtype=np.float64), acc, Arithmetic(None), strict=False)):
+                # (the judge of a claimed certificate), and below the accuracy by more than 1e-6
+                if nrm < acc * (1 - 1e-6) and not _certificate_verdict(case, ans["p"]):
                     msg = f"'max_iter' but the returned p already certifies: ||p||_G = {nrm:.3g} < {acc:g}"
             v, _ = _sep_vector(case, ans)
             if not msg and v is not None:

@@ -500,11 +500,11 @@ def test_bound_check_outcomes_and_messages(mk):
     assert C.check_bound(c, _ref(c)) == [CheckResult("bound.iterations", PASS, f"{c.reference['iterations']} <= {c.bound:.6g}")]
     k = math.floor(c.bound * (1 + 1e-9) + 1) + 1
     r = C.check_bound(c, _ref(c, iterations=k))[0]
-    assert r.outcome == FAIL and r.message == (f"{k} iterations exceed RP14 Thm. 1: 2 sqrt(2 log n)/rho_K = {c.bound:.6g} "
+    assert (r.id, r.outcome) == ("bound.iterations", FAIL) and r.message == (f"{k} iterations exceed RP14 Thm. 1: 2 sqrt(2 log n)/rho_K = {c.bound:.6g} "
                                                f"(certified rho_K >= {c.m_lo:.6g})")  # fmt: skip
     assert C.check_bound(c, _ref(c, iterations=k - 1))[0].outcome == PASS  # within bound (1 + 1e-9) + 1
     r = C.check_bound(c, _ref(c, status="max_iter", iterations=c.max_iter))[0]
-    assert r.outcome == FAIL and r.message == (f"returned 'max_iter' after {c.max_iter} iterations, but RP14 Thm. 1: 2 sqrt(2 log n)/rho_K "
+    assert (r.id, r.outcome) == ("bound.iterations", FAIL) and r.message == (f"returned 'max_iter' after {c.max_iter} iterations, but RP14 Thm. 1: 2 sqrt(2 log n)/rho_K "
                                                f"guarantees termination within {c.bound:.6g} (certified rho_K >= {c.m_lo:.6g}; "
                                                f"budget max_iter={c.max_iter})")  # fmt: skip
     r = C.check_bound(c, _ref(c, status="max_iter", iterations=None))[0]
@@ -796,7 +796,7 @@ def test_smoothed_mu_schedules(mk, algorithm, at, mu, message):
     bad = [dict(s) for s in ref]
     bad[at]["mu"] = mu
     r = _trace_check(c, bad)
-    assert r.message == message and r.at == at, r.message
+    assert (r.id, r.outcome, r.message, r.at) == ("invariant.trace", FAIL, message, at), r
     bad[at]["mu"] = ref[at]["mu"] * (1 + 1e-7)  # within 1e-6 relative
     assert _trace_check(c, bad).outcome == PASS
 
@@ -1046,7 +1046,7 @@ def test_strict_on_pt11_compares_one_state_per_counter_and_notes_another_order(m
     assert (r.outcome, r.at) == (FAIL, 1) and r.message == f"iterate 1: w = {C._short(2 * P[0])} differs from the reference's {C._short(P[0])}"
     # no trace, another final vector: the reference's first state is a free choice of order
     r = C.check_strict(d, _ref(d, w=ref["w"] + 1.0))[0]
-    assert r.outcome == NOTE and r.message == (
+    assert (r.id, r.outcome) == ("strict.trajectory", NOTE) and r.message == (
         "no trace, and the reference's step from iterate 0 is a free choice (more than one pattern satisfies the update "
         "condition: the order of presentation is free): the final answers differ but cannot be compared; not a failure")
 
@@ -1076,7 +1076,7 @@ def test_strict_notes_a_valid_claim_at_another_stopping_iterate(mk):
     r = C.check_strict(c, _ref(c, rule_passed="cyclic", iterations=K - 1, w=ref["trace"][K - 1]["w"]))[0]
     assert r.outcome == FAIL and r.message == f"final (status, iterations) = (separator, {K - 1}) vs the reference's (separator, {K})"
     free = C.check_strict(c, _ref(c, rule_passed=None, iterations=K - 1, w=ref["trace"][K - 1]["w"]))[0]
-    assert free.outcome == NOTE and free.message == (
+    assert (free.id, free.outcome) == ("strict.trajectory", NOTE) and free.message == (
         f"final (status, iterations) = (separator, {K - 1}) vs the reference's (separator, {K}), after a free choice of the reference at "
         f"iterate 0 (more than one misclassified point); no trace to compare the steps; not a failure")
 
@@ -1148,7 +1148,12 @@ def test_check_final_reports_the_first_violation(mk):
     p = mk("perceptron")
     assert C.check_final(p, _ref(p)) == [CheckResult("invariant.final", PASS)]
     r = C.check_final(p, _ref(p, iterations=1, w=np.array([100.0, 0.0])))[0]
-    assert r.outcome == FAIL and r.message.startswith("||w_k||^2 = 10000 > k R^2")
+    assert (r.id, r.outcome) == ("invariant.final", FAIL) and r.message.startswith("||w_k||^2 = 10000 > k R^2")
+    v = mk("nvn", INFEASIBLE)  # the returned p is held to the simplex at a counter too
+    assert C.check_final(v, _ref(v, p=np.full(v.n, 1.0 / v.n)))[0].outcome == PASS
+    bad_p = np.full(v.n, 1.0 / v.n)
+    bad_p[0], bad_p[1] = bad_p[0] + 0.75, bad_p[1] - 0.75
+    assert C.check_final(v, _ref(v, p=bad_p)) == [CheckResult("invariant.final", FAIL, f"p has a negative entry {bad_p[1]:.3g} (p_k stays in the simplex)")]
     s = mk("snkp")
     assert C.check_final(s, _ref(s, iterations=None, alpha=np.array([2.0, -1.0, 0.0])))[0].message == (
         "alpha has a negative entry -1 (RP14: alpha_k stays in the simplex)")
@@ -1574,3 +1579,156 @@ def test_an_isnkpvn_that_gives_up_is_told_its_gamma_and_starting_norm(mk):
     r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=p)), "claim.max_iter")
     q0 = reference.g_norm(c.G, np.full(4, 0.25))
     assert q0 > 0 and "shrinks by gamma = 3 per round" in r.message and f"here ||q_0||_G = {q0:.3g} and" in r.message
+
+
+# -- boundaries the documentation fixes, counters read from either field, relative allowances -----------------
+
+# p = (1/2, 1/2) on this G: p^T G p = 1/4 exactly, so ||p||_G = 1/2 with no round-off at all
+QUARTER = np.array([[1.0, -0.5], [-0.5, 1.0]])
+
+
+@pytest.mark.parametrize("algorithm, accuracy, accepted", [("nvn", "epsilon", True), ("snkpvn", "delta", False),
+                                                           ("isnkpvn", "epsilon", False)])
+def test_a_certificate_at_exactly_its_accuracy_is_accepted_by_nvn_only(mk, algorithm, accuracy, accepted):
+    """NVN certifies ||p||_G <= epsilon; SNKPVN and ISNKPVN certify ||p||_G < delta (epsilon): at
+    ||p||_G = 1/2 exactly (decided in exact arithmetic), only NVN's claim stands."""
+    base = mk(algorithm, INFEASIBLE)
+    c = dataclasses.replace(base, G=QUARTER, args=dict(base.args, **{accuracy: 0.5}))
+    (r,) = C.check_claim(c, _ref(c, status="certificate", iterations=1, p=np.array([0.5, 0.5])))
+    assert (r.id, r.outcome) == ("claim.certificate", PASS if accepted else FAIL), r
+
+
+@pytest.mark.parametrize("scale", [1.0, 4.0])
+def test_a_max_iter_holding_a_separator_of_margin_below_1e9_is_not_called_a_missed_claim(mk, scale):
+    """A 'max_iter' whose vector separates beyond round-off but by a normalized margin of 1e-10
+    may come from an exit test more cautious than the reference's: not failed.  At 1e-3 it is a
+    separator the implementation should have claimed."""
+    base = mk("nkp")
+    alpha = np.array([scale, 0.0])
+    for g12, missed in ((1e-10, False), (1e-3, True)):
+        c = dataclasses.replace(base, G=np.array([[1.0, g12], [g12, 1.0]]), X=base.X[:2], y=base.y[:2])
+        (r,) = C.check_claim(c, _ref(c, status="max_iter", iterations=c.max_iter, alpha=alpha))
+        assert (r.id, r.outcome) == ("claim.max_iter", FAIL if missed else PASS), (g12, r)
+        if missed:
+            assert r.message == f"'max_iter' but the returned vector already separates (min normalized margin {g12:.3g})"
+
+
+def test_the_first_of_a_multiple_update_is_named_when_it_breaks_the_condition(mk):
+    d = mk("pdm")
+    P = d.P
+    s = [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": P[0]}]  # P a_1 = (6, 6, 3), threshold 4.2
+    r = _trace_check(d, s + [{"t": 3, "w": 3 * P[0]}])
+    assert r.message == ("the first of the lambda = 2 updates 1->3 on pattern 0 with a.y_k = 6 > threshold 4.2 at t = 1: the condition "
+                         "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3 does not hold")  # fmt: skip
+
+
+@pytest.mark.parametrize("eta, schedule", [(8.0, "0.5, 0.1"), (2.0, "0.5, 0.25, 0.125, 0.1"), (None, "0.5, 0.1")])
+def test_pdm_succ_steps_follow_the_schedule_of_the_cases_eta(eta, schedule):
+    """The schedule eps_1 = 1/2, eps_1/eta, ... is the case's (eta = 8, the reference's default,
+    when the case does not say), and a failure lists it."""
+    X = np.array([[1.0, 0.0], [0.6, 0.8], [-0.5, 0.5]])
+    base = make_case("pdm_succ", Instance("three", X, np.array([1, 1, 1])))
+    args = {k: v for k, v in base.args.items() if k != "eta"}
+    if eta is not None:
+        args["eta"] = eta
+    case = dataclasses.replace(base, args=args)
+    P = case.P
+    (res,) = C.check_trace(case, [{"t": 0, "w": np.zeros(3)}, {"t": 1, "w": P[0]}, {"t": 2, "w": P[0] + P[1]}])
+    assert res.outcome == FAIL and f"(run 1 of the schedule {schedule}: the run with eps = 0.5 has not converged at t = 1" in res.message
+
+
+def test_an_argmin_tie_names_both_candidates(mk):
+    n = dataclasses.replace(mk("nkp", FOUR), G=np.array([[1.0, -0.5, -0.5], [-0.5, 1.0, -0.5], [-0.5, -0.5, 1.0]]))
+    alpha = np.array([0.5, 0.3, 0.2])  # G alpha = 1.5 alpha - 0.5 = (0.25, -0.05, -0.2)
+    assert C._reference_tie(n, {"alpha": alpha}, None, tie=0.2) == f"argmin candidates {-0.2:.3g} and {-0.05:.3g} tie"
+    assert C._reference_tie(n, {"alpha": alpha}, None, tie=0.1) == ""
+
+
+def test_an_isnkpvn_case_without_gamma_is_told_the_default_gamma(mk):
+    base = make_case("isnkpvn", FOUR)
+    c = dataclasses.replace(base, args={k: v for k, v in base.args.items() if k != "gamma"})
+    r = _one(C.check_claim(c, _ref(c, status="max_iter", iterations=1, p=np.array([0.4, 0.3, 0.2, 0.1]))), "claim.max_iter")
+    assert "so delta_t shrinks by gamma = 2 per round" in r.message, r.message
+
+
+def test_pt11_helpers_read_a_counter_named_k_and_prefer_t(mk):
+    """A state's counter is its field t for PT11 (else k, else its position): the helpers that
+    find an update's lambda, one state per counter and the first free choice read it so."""
+    d = mk("pdm")
+    P = d.P
+    assert C._per_counter([{"k": 0, "w": 0}, {"k": 1, "w": 1}, {"k": 1, "w": 2}]) == [{"k": 0, "w": 0}, {"k": 1, "w": 1}]
+    assert C._pt11_pattern(d, {"k": 1, "w": P[0]}, {"k": 3, "w": P[0] + 2 * P[2]}) == 2
+    both0, both1 = {"t": 1, "k": 7, "w": P[0]}, {"t": 3, "k": 8, "w": P[0] + 2 * P[2]}
+    assert C._pt11_pattern(d, both0, both1) == 2
+    # at a = (3, 3, 0) (||a||^2 = 18, P a = (9, 10.5, 9)) every pattern satisfies (8) at t = 1 (threshold 12.6), none at
+    # t = 3 (4.2): the counter, not the position, sets the threshold
+    a = P[0] + P[2]
+    skip = [{"k": 0, "w": None}] * 3
+    assert C._pt11_first_choice(d, skip + [{"k": 1, "w": a}, {"k": 2, "w": a + P[0]}])[0] == 3
+    assert C._pt11_first_choice(d, skip + [{"t": 1, "k": 3, "w": a}, {"t": 2, "w": a + P[0]}])[0] == 3
+    # no counter: the position (here 1, so the threshold 12.6 of t = 1)
+    assert C._pt11_first_choice(d, [{"w": None}, {"w": a}, {"w": a + P[0]}])[0] == 1
+    assert C._state_at([{"k": 5, "w": 0}], 5, "k") == {"k": 5, "w": 0}
+
+
+def test_a_failure_locates_its_iterate_by_the_algorithms_counter(mk):
+    """A trace may carry both k and t: the failure's iterate is found by t for PT11, by k for RP14
+    -- and an iterate past the end of the reference's trace shows no reference vectors."""
+    p = mk("perceptron", FOUR)
+    mine = [{"k": i, "t": 100 + i, "w": np.array([float(i), 0.0])} for i in range(3)]
+    f = C._failure(p, _ref(p, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=1)])
+    assert f.iterate == 1 and f.implementation["w"].tolist() == [1.0, 0.0]
+    d = mk("pdm")
+    mine = [{"t": i, "k": 100 + i, "w": np.full(3, float(i))} for i in range(3)]
+    f = C._failure(d, _ref(d, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=1)])
+    assert f.iterate == 1 and f.implementation["w"].tolist() == [1.0, 1.0, 1.0]
+    K = len(C._reference_run(p)["trace"])
+    mine = [{"k": i, "w": np.array([float(i), 0.0])} for i in range(K + 3)]
+    f = C._failure(p, _ref(p, trace=mine), [CheckResult("invariant.trace", FAIL, "m", at=K + 1)])
+    assert f.iterate == K + 1 and f.implementation["w"].tolist() == [K + 1.0, 0.0]
+    assert (f.reference["w"], f.reference["alpha"], f.reference["p"]) == (None, None, None)
+
+
+def test_most_violated_ties_are_relative_to_the_scores(mk):
+    """Rule 'most_violated': the update's point is (near) an argmin of y_i <w_k, x_i>, within 1e-6
+    times the largest |score|: at scores near -1000 a gap of 1e-4 is a tie, at scores near -1 it is not."""
+    base = mk("perceptron", FOUR)
+    for big, ok in ((1000.0, True), (1.0, False)):
+        c = dataclasses.replace(base, X=np.array([[1.0, 0.0], [1.0, 1e-4]]), y=np.array([1, 1]))
+        w0 = np.array([-big, 1.0])  # scores (-big, -big + 1e-4): point 1 is 1e-4 above the argmin
+        msg, _ = C._rule_step(c, "most_violated", (0, {"w": w0}), (1, {"w": w0 + c.Z[1]}), 0)
+        assert (msg == "") == ok, (big, msg)
+
+
+def test_near_argmin_allowance_is_1e6_at_unit_scale():
+    assert C._near_argmin(np.array([0.0, 0.5e-6]), 1) and not C._near_argmin(np.array([0.0, 1.5e-6]), 1)
+    assert not C._near_argmin(np.array([0.0, 1.5e-6]), 1, scale=0.5)
+
+
+def test_an_exit_within_round_off_is_relative_to_the_products_size(mk):
+    """(A v)_i / (|A| |v|)_i, not (A v)_i: a clear separator scaled down to 1e-10 is still a clear
+    one; float32's allowance is 1e-5 (a relative margin of 1e-3 is beyond it); PT11 is judged on
+    its patterns."""
+    p = mk("perceptron", E1E2)
+    assert not C._exit_within_roundoff(p, {"status": "separator", "w": np.array([1e-10, 1e-10])}, None)
+    lean = mk("perceptron", Instance("lean", np.array([[1.0, -1.0 + 2e-3], [1.0, 1.0]]), np.array([1, 1])))
+    as32 = np.array([1 / 3, 2 / 3]).astype(np.float32).astype(np.float64)
+    assert not C._exit_within_roundoff(lean, {"status": "separator", "w": np.array([1.0, 1.0])}, as32)
+    d = mk("pdm")
+    P = d.P
+    assert not C._exit_within_roundoff(d, {"status": "separator", "w": P[0] + P[2]}, None)
+    thin = P[0] + P[2] - (9.0 - 1e-12) / 6.0 * P[2]  # P_2 . w = 9 - (9 - 1e-12) = 1e-12: within round-off
+    assert C._exit_within_roundoff(d, {"status": "separator", "w": thin}, None)
+
+
+def test_cyclic_decisions_within_round_off_are_relative_to_the_point_and_the_iterate(mk):
+    """A cyclic Perceptron's mistake test at w_k is a decision within round-off when
+    |y_i <w_k, x_i>| <= 1e-9 ||x_i|| ||w_k||: relative to that point's norm and the iterate's."""
+    p = mk("perceptron", FOUR)  # z_2 = (-0.5, -0.2), ||z_2|| = 0.539; the rows' Frobenius norm is 1.67
+    for eps, near in ((2e-9 / 0.2 * 0.5, False), (0.5e-9 / 0.2 * 0.5, True)):
+        w = np.array([-0.4, 1.0 - eps])  # y_2 <w, x_2> = 0.2 eps: 1e-9 (or 0.25e-9) against 1e-9 * 0.539 * 1.077
+        why = C._free_decision(p, {"w": w}, "cyclic")
+        assert (why != "") == near and (not near or why.startswith("y_2 <w_k, x_2> = ")), (eps, why)
+    # at ||w|| = 1077 the same point with y_2 <w, x_2> = 1e-7 is near (1e-7 <= 1e-9 * 0.539 * 1077 = 5.8e-7)
+    assert C._free_decision(p, {"w": np.array([-400.0, 1000.0 - 5e-7])}, "cyclic").startswith("y_2 <w_k, x_2> = ")
+    assert C._free_decision(p, {"w": np.array([-400.0, 1000.0 - 5e-5])}, "cyclic") == ""  # 1e-5: not near
