@@ -1732,3 +1732,209 @@ def test_cyclic_decisions_within_round_off_are_relative_to_the_point_and_the_ite
     # at ||w|| = 1077 the same point with y_2 <w, x_2> = 1e-7 is near (1e-7 <= 1e-9 * 0.539 * 1077 = 5.8e-7)
     assert C._free_decision(p, {"w": np.array([-400.0, 1000.0 - 5e-7])}, "cyclic").startswith("y_2 <w_k, x_2> = ")
     assert C._free_decision(p, {"w": np.array([-400.0, 1000.0 - 5e-5])}, "cyclic") == ""  # 1e-5: not near
+
+
+def test_bound_allowance_on_an_integer_bound(mk):
+    """k <= bound (1 + 1e-9) + 1: at a bound of exactly 4, five iterations pass and six fail."""
+    c = dataclasses.replace(mk("snkp"), bound=4.0)
+    assert C.check_bound(c, _ref(c, iterations=5))[0].outcome == PASS
+    assert C.check_bound(c, _ref(c, iterations=6))[0].outcome == FAIL
+
+
+def test_isnkpvn_bound_basis_names_the_smaller_end_of_the_certified_margin(mk):
+    f = dataclasses.replace(mk("isnkpvn"), m_lo=0.25, m_hi=0.5)
+    assert C._bound_basis(f).endswith("certified |rho_K| >= 0.25")
+    i = dataclasses.replace(mk("isnkpvn", INFEASIBLE), m_lo=-0.5, m_hi=-0.25)
+    assert C._bound_basis(i).endswith("certified |rho_K| >= 0.25")
+
+
+@pytest.mark.parametrize("algorithm", ["pdm", "pfm"])
+def test_margin_guarantee_absolute_allowance_is_1e12(mk, algorithm):
+    """achieved vs guarantee (1 - 1e-7) - 1e-12: an achieved margin 0.5e-12 below guarantee (1 - 1e-7)
+    passes, 2e-12 below fails."""
+    c = mk(algorithm)
+    w = c.reference["w"]
+    ach = float(np.min(c.P @ w)) / float(np.linalg.norm(w))
+    for below, ok in ((0.5e-12, True), (2e-12, False)):
+        g = (ach + below) / (1 - 1e-7)
+        r = C.check_margin_guarantee(dataclasses.replace(c, margin_guarantee=g), _ref(c))[0]
+        assert (r.outcome == PASS) == ok, (below, r)
+
+
+def test_a_p_is_judged_only_for_the_algorithms_that_carry_one(mk):
+    """NKP, the Perceptrons and PT11 have no p: a stray p in their answer is not held to the simplex."""
+    stray = np.array([2.0, -1.0, 0.0])
+    assert _final(mk("nkp"), None, alpha=np.full(3, 1 / 3), p=stray) == []
+    assert _final(mk("nkp"), 1, alpha=np.array([1.0, 0.0, 0.0]), p=stray) == _final(mk("nkp"), 1, alpha=np.array([1.0, 0.0, 0.0]))
+    d = mk("pdm")
+    assert _final(d, d.reference["iterations"], w=d.reference["w"], p=stray, status="separator") == []
+
+
+def test_nkp_integrality_allowance_grows_with_k(mk):
+    """k alpha_k is integers up to 1e-3 + 1e-7 k: at k = 20000 entries 5e-4 off an integer are
+    accumulated round-off, not a wrong step."""
+    c = mk("nkp", INFEASIBLE)
+    k = 20000
+    G = c.G
+    assert np.allclose(G, [[1.0, -1.0], [-1.0, 1.0]])  # ||alpha||_G = |alpha_1 - alpha_2|: tiny here
+    alpha = np.array([10000.0 - 5e-4, 10000.0 + 5e-4]) / k
+    assert _final(c, k, alpha=alpha) == []
+
+
+def test_perceptron_block_novikoff_lower_bound_at_a_margin_below_1(mk):
+    p = dataclasses.replace(mk("perceptron"), m_lo=0.5)
+    assert _final(p, 2, w=np.array([0.9, 0.0])) == [
+        f"||w_k|| = {0.9:.6g} < k rho = {1.0:.6g} (Block-Novikoff: <u, w_k> >= k rho, so k is not the number of updates)"]
+
+
+def _unit_with_margin(a):
+    """A unit w = (1, s, 1)/||.|| whose least normalized margin on MIXED's patterns ((2, 1, 1),
+    (1.5, 2, 1), (1, 2, -1)) is a, attained at the third: 2 s / sqrt(2 + s^2) = a."""
+    s = a * math.sqrt(2.0 / (4.0 - a * a))
+    return np.array([1.0, s, 1.0]) / math.sqrt(2.0 + s * s)
+
+
+def test_the_dynamic_margin_condition_at_a_separator_of_norm_at_most_1(mk):
+    """PDM's claim: min a.y_k/||a|| >= (1-eps)||a_t||/t, up to 1e-6 relative and 1e-12 absolute --
+    also for an a_t of norm below 1."""
+    d = mk("pdm")
+    msg = "some pattern still satisfies the dynamic margin condition (8)"
+    w = _unit_with_margin(0.1)
+    assert float(np.min(d.P @ w)) == pytest.approx(0.1, rel=1e-12) and abs(float(np.linalg.norm(w)) - 1.0) < 1e-15
+    assert any(m.endswith(msg) for m in _final(d, 1, w=w, status="separator"))  # 0.1 < 0.7
+    assert any(m.endswith(msg) for m in _final(d, 1, w=0.5 * w, status="separator"))  # ||a|| = 1/2: 0.1 < 0.35
+    assert not any(m.endswith(msg) for m in _final(d, 1, w=_unit_with_margin(0.7), status="separator"))  # at the threshold
+    at = 0.7 * (1 - 1e-6)
+    assert not any(m.endswith(msg) for m in _final(d, 1, w=_unit_with_margin(at - 0.5e-12), status="separator"))
+    assert any(m.endswith(msg) for m in _final(d, 1, w=_unit_with_margin(at - 2e-12), status="separator"))
+    assert not any(m.endswith(msg) for m in _final(d, 1, w=0.5 * _unit_with_margin(0.35), status="separator"))  # ||a|| = 1/2
+
+
+def test_extended_space_count_allowance_at_t_1():
+    """At t <= 1 the allowance is 1e-4 (1e-4 max(1, t)), for the counts and for their sum."""
+    d = make_case("pdm", Instance("two", np.array([[1.0, 0.0], [1.0, 0.5]]), np.array([1, 1])), Delta=2.0)
+    d0 = d.P.shape[1] - d.n
+
+    def ext_msgs(counts):
+        w = d.P[0].copy()
+        w[d0:] = np.asarray(counts) * d.y * 2.0
+        return [m for m in _final(d, 1, w=w, status="max_iter") if m.startswith("in the extended space")]
+
+    assert ext_msgs([1.0, 0.0]) == []
+    assert ext_msgs([1.0 - 1.5e-4, 1.5e-4]) != []  # not integers within 1e-4, the sum exact
+    assert ext_msgs([1.0 - 0.5e-4, 0.5e-4]) == []
+    assert ext_msgs([1.0 + 0.75e-4, 0.75e-4]) != []  # each within 1e-4 of an integer, the sum 1.5e-4 off
+
+
+@pytest.mark.parametrize("algorithm", ["snkp", "snkpvn"])
+def test_excessive_gap_allowance_is_1e5_times_1_plus_the_gap_side(mk, algorithm):
+    """The excessive gap condition L_mu(alpha_k) <= -||p_k||_G^2/2 is held up to 1e-5 (1 + |rhs|):
+    with the reference's alpha_0 and a p_0 moved towards a vertex until -||p||_G^2/2 is a chosen
+    value around L_mu(alpha_0) (here about -0.464), 0.9 of the allowance below passes and 1.5 fails."""
+    c = mk(algorithm)
+    s0 = C._reference_run(c)["trace"][0]
+    alpha, p_ref = s0["alpha"], s0["p"]
+    lhs, rhs_ref = C._egc(c, alpha, p_ref, 0)
+    assert -0.5 < lhs < rhs_ref < -0.1
+    vertex = np.eye(c.n)[int(np.argmax([reference.g_norm(c.G, e) for e in np.eye(c.n)]))]
+
+    def p_with_rhs(target):  # -||p||_G^2/2 = target on the segment from p_ref to the vertex
+        lo, hi = 0.0, 1.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if -0.5 * reference.g_norm(c.G, (1 - mid) * p_ref + mid * vertex) ** 2 > target:
+                lo = mid
+            else:
+                hi = mid
+        return (1 - lo) * p_ref + lo * vertex
+
+    def egc_fails(gap):  # rhs = lhs - gap * allowance
+        tol = 1e-5 * (1 + abs(lhs))
+        p = p_with_rhs(lhs - gap * tol)
+        return any(m.startswith("excessive gap condition fails") for m in C._final_invariants(c, {}, 0, alpha, None, p))
+
+    assert not egc_fails(-0.5)  # rhs above lhs: holds
+    assert not egc_fails(0.9)
+    assert egc_fails(1.5)
+
+
+def _one_pattern(mk, *rows):
+    """PDM (eps = 0.3) on MIXED with its patterns replaced by ``rows``: P a = a . rows, so an
+    update's score and threshold can be set apart by a chosen amount."""
+    return dataclasses.replace(mk("pdm"), P=np.array(rows, dtype=float))
+
+
+def _at_gap(x, t, gap):
+    """a = (x, y, 0) with x = (1 - 0.3) ||a||^2 / t + gap: the first pattern (1, 0, 0) scores its
+    threshold (8) plus ``gap``."""
+    y = math.sqrt(t * (x - gap) / 0.7 - x * x)
+    return np.array([x, y, 0.0])
+
+
+@pytest.mark.parametrize("x, t, gap, holds", [(100.0, 200, 5e-8, True), (100.0, 200, 2e-7, False),
+                                              (0.5, 1, 0.5e-9, True), (0.5, 1, 1.5e-9, False)])
+def test_pt11_update_condition_allowance_is_1e9_relative_above_1(mk, x, t, gap, holds):
+    """An update on y_j is legitimate when a.y_j <= threshold + 1e-9 max(1, |threshold|): relative
+    at a threshold of 100, absolute at 0.5."""
+    d = _one_pattern(mk, (1.0, 0.0, 0.0))
+    a = _at_gap(x, t, gap)
+    msg = C._pt11_step(d, t, t + 1, {"t": t, "w": a}, {"t": t + 1, "w": a + d.P[0]}, [0])
+    assert (msg == "") == holds, msg
+    # PDM(eps) has converged when every pattern scores above the threshold by more than the allowance
+    assert C._pt11_converged(d, 0.3, a, t) is (not holds)
+    two = _one_pattern(mk, (1.0, 0.0, 0.0), (1.0, 0.0, 0.0))  # both patterns satisfy (8) or neither does
+    assert (C._pt11_first_choice(two, [{"t": t, "w": a}, {"t": t + 1, "w": a + two.P[0]}])[0] == 0) is holds
+
+
+def test_pt11_a_multiple_update_is_judged_when_it_is_one_pattern_within_1e6(mk):
+    """lambda updates of one pattern: (a_k1 - a_k0)/lambda is y_j within 1e-6 max(1, ||.||) --
+    relative for MIXED's patterns (norms 2.4-2.7), absolute for patterns of norm 1.4."""
+    d = mk("pdm")
+    P = d.P
+    s0 = {"t": 1, "w": P[0]}
+    for dev, judged in ((1e-6, True), (5e-6, False)):  # P_0's norm is 2.45: the allowance is 2.45e-6
+        s1 = {"t": 3, "w": P[0] + 2 * (P[0] + np.array([dev, 0.0, 0.0]))}
+        assert (C._pt11_pattern(d, s0, s1) == 0) is judged
+        assert (C._pt11_step(d, 1, 3, s0, s1, [0]) != "") is judged  # the first of the two updates breaks (8)
+    pair = mk("pdm", Instance("pair", np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, -1])))
+    Q = pair.P
+    assert abs(float(np.linalg.norm(Q[0])) - math.sqrt(2)) < 1e-15
+    for dev, judged in ((0.5e-6, True), (1.5e-6, False)):  # norm 1.41 < 1: the allowance is 1e-6
+        s1 = {"t": 3, "w": Q[0] + 2 * (Q[0] + np.array([dev, 0.0, 0.0]))}
+        assert (C._pt11_pattern(pair, {"t": 1, "w": Q[0]}, s1) == 0) is judged
+        assert (C._pt11_step(pair, 1, 3, {"t": 1, "w": Q[0]}, s1, [0]) != "") is judged
+
+
+def test_step_allowances_are_relative_to_the_points_norm(mk):
+    """A cyclic Perceptron's update is y_j x_j within 1e-6 max(1, ||x_j||); a Normalized
+    Perceptron's (raw points) within 1e-5 (k+1) max(1, ||r||)."""
+    p = mk("perceptron", FOUR)
+    big = dataclasses.replace(p, X=10.0 * p.X)  # ||z_0|| = 10
+    w0 = np.zeros(2)
+    for dev, ok in ((5e-6, True), (2e-5, False)):
+        msg, _ = C._rule_step(big, "cyclic", (0, {"w": w0}), (1, {"w": big.Z[0] + np.array([0.0, dev])}), 0)
+        assert (msg == "") is ok, (dev, msg)
+    small = dataclasses.replace(p, X=0.1 * p.X)  # ||z_0|| = 0.1: the allowance is 1e-6
+    for dev, ok in ((0.5e-6, True), (1.5e-6, False)):
+        msg, _ = C._rule_step(small, "cyclic", (0, {"w": w0}), (1, {"w": small.Z[0] + np.array([0.0, dev])}), 0)
+        assert (msg == "") is ok, (dev, msg)
+    npc = mk("normalized_perceptron", FOUR)
+    raw = dataclasses.replace(npc, X=10.0 * npc.X, args={"normalize": False})
+    Z = raw.Z
+    j = int(np.argmin(Z @ Z[0]))  # the most misclassified point at w_1 = z_0
+    for dev, ok in ((1e-4, True), (3e-4, False)):  # at k = 1: 1e-5 * 2 * ||z_j|| (about 10) = 2e-4
+        r = Z[j] + np.array([dev, 0.0])
+        msg = C._step_ok(raw, (1, {"w": Z[0]}), (2, {"w": (Z[0] + r) / 2}), [0])
+        assert (msg == "") is ok, (dev, msg)
+
+
+def test_snkpvn_mu_allowance_at_its_largest_mu(mk):
+    """mu_0 = 2n = 8 on FOUR: 1e-6 relative is 8e-6 absolute, so mu_0 (1 + 1e-7) passes."""
+    c = mk("snkpvn", FOUR)
+    ref = C._reference_run(c)["trace"][:2]
+    bad = [dict(s) for s in ref]
+    assert bad[0]["mu"] == 8.0
+    bad[0]["mu"] = 8.0 * (1 + 1e-7)
+    assert _trace_check(c, bad).outcome == PASS
+    bad[0]["mu"] = 8.0 * (1 + 2e-6)
+    assert _trace_check(c, bad).outcome == FAIL
