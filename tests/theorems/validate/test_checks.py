@@ -1938,3 +1938,89 @@ def test_snkpvn_mu_allowance_at_its_largest_mu(mk):
     assert _trace_check(c, bad).outcome == PASS
     bad[0]["mu"] = 8.0 * (1 + 2e-6)
     assert _trace_check(c, bad).outcome == FAIL
+
+
+def test_run_case_hands_on_the_timeout_and_the_options(mk):
+    import functools
+    import time
+
+    from theorems.validate.corpus import corpus
+
+    c = mk("snkp")
+
+    def slow(G, **kw):
+        time.sleep(1.0)
+        return reference.snkp(G, **kw)
+
+    ans, results = C.run_case(slow, c, timeout=0.2)
+    assert ans.get("timeout") and results[0].outcome == FAIL and results[0].message.startswith("no answer within 0.2 s")
+    opts = {"multiple_updates": True}
+    sec4 = functools.partial(reference.pdm, **opts)
+    d = next(d for d in corpus("pdm") if not ({"csr", "budget"} & set(d.flags))
+             and sec4(d.X, d.y, d.args["epsilon"], rho=1.0, Delta=d.args["Delta"], max_iter=d.max_iter,
+                      max_epochs=10**9).iterations != d.reference["iterations"])  # fmt: skip
+    _, results = C.run_case(sec4, d, strict=True, options=opts)
+    assert _one(results, "strict.trajectory").outcome == PASS
+    _, results = C.run_case(sec4, d, strict=True)
+    assert _one(results, "strict.trajectory").outcome != PASS
+
+
+def test_small_helpers_at_their_edges(mk):
+    d = mk("pdm")
+    P = d.P
+    # a counter on one side only, or no increase: one update
+    assert C._pt11_pattern(d, {"t": 1, "w": P[0]}, {"w": P[0] + P[1]}) == 1
+    assert C._pt11_pattern(d, {"t": 1, "w": P[0]}, {"t": 1, "w": P[0] + P[1]}) == 1
+    # a Perceptron told 'most_violated': two mistakes with distinct scores are no free choice
+    p = mk("perceptron", FOUR)
+    assert C._reference_tie(p, {"w": p.Z[0]}, "most_violated") == ""  # scores (1, -1, -0.5, 0.5)
+    # float32 detection: dyadic entries are float64 answers too
+    assert not C._is_float32(np.array([1.0, 0.75]))
+    # layer 3's float32 agreement: rtol 1e-3, atol 1e-6
+    rv = np.array([0.0, 1 / 3])
+    f32 = lambda v: np.asarray(v, dtype=np.float32).astype(np.float64)  # noqa: E731
+    assert C._strict_close(f32([5e-7, rv[1] * (1 + 5e-4)]), rv)
+    assert not C._strict_close(f32([0.5, rv[1]]), rv)
+    assert not C._strict_close(f32([0.0, rv[1] * 1.5]), rv)
+    assert not C._strict_close(f32([5e-6, rv[1]]), rv)
+    # a PT11 separator of norm 0 gets its other statements, not a division by zero
+    assert _final(d, 1, w=np.zeros(3), status="separator")[0].startswith("||a_t||/t = 0 < gamma_d")
+
+
+def test_nkp_fractional_parts_allowance_is_n_times_the_integrality_allowance(mk):
+    """At k = 20000 (allowance 1e-3 + 1e-7 k = 3e-3), n = 2: fractional parts summing to 1.002 pass
+    (1 + n 3e-3 = 1.006), 1.008 fail."""
+    c = mk("nkp", INFEASIBLE)
+    k = 20000
+    assert _final(c, k, alpha=np.array([10000.6, 9999.402]) / k) == []
+    (msg,) = _final(c, k, alpha=np.array([10000.6, 9999.408]) / k)
+    assert msg.startswith("k alpha_k = ") and "its fractional parts sum to 1.008 > 1" in msg
+
+
+def test_argmin_ties_are_relative_above_1_and_absolute_below(mk):
+    p = mk("perceptron", FOUR)
+    far = dataclasses.replace(p, X=np.array([[1.0, 0.0], [1.0, 5e-10]]), y=np.array([1, 1]))
+    assert C._free_decision(far, {"w": np.array([-10.0, 10.0])}, "most_violated").endswith("tie")  # 5e-9 <= 1e-9 * 10
+    near = dataclasses.replace(p, X=np.array([[1.0, 0.0], [1.0, 1.5e-9]]), y=np.array([1, 1]))
+    assert C._free_decision(near, {"w": np.array([-0.5, 1.0])}, "most_violated") == ""  # 1.5e-9 > 1e-9 * 1
+
+
+def test_a_cyclic_update_on_a_point_scoring_0_within_round_off_is_no_step_to_judge(mk):
+    """y_j <w_k, x_j> = 2^-40 > 0 is within the step check's round-off (1e-9): the update is not
+    failed as a non-mistake, and with no mistake the cyclic rule has nothing to say."""
+    p = dataclasses.replace(mk("perceptron", FOUR), X=np.array([[1.0, 0.0], [0.0, 1.0]]), y=np.array([1, 1]))
+    w0 = np.array([2.0**-40, 1.0])
+    assert C._rule_step(p, "cyclic", (0, {"w": w0}), (1, {"w": w0 + p.Z[0]}), 0) == ("", 0)
+
+
+def test_pdm_succ_after_its_last_run_converged_keeps_the_last_accuracy(mk):
+    """Past the end of the schedule the final eps stays in force: an update there is judged with it
+    (and fails when no pattern satisfies (8)), not an index past the schedule."""
+    c = make_case("pdm_succ", MIXED)
+    tr = C._reference_run(c)["trace"]
+    last = tr[-1]
+    P = c.P
+    t = int(last["t"])
+    assert C._pt11_converged(c, c.args["epsilon"], last["w"], t)
+    msg = C._pt11_step(c, t, t + 1, last, {"t": t + 1, "w": last["w"] + P[0]}, [1])
+    assert msg.startswith(f"update {t}->{t + 1} on pattern 0") and "(run 2 of the schedule 0.5, 0.1" in msg, msg
