@@ -1622,13 +1622,15 @@ def test_the_first_of_a_multiple_update_is_named_when_it_breaks_the_condition(mk
                          "(8) a.y <= (1-eps)||a||^2/t with eps = 0.3 does not hold")  # fmt: skip
 
 
-@pytest.mark.parametrize("eta, schedule", [(8.0, "0.5, 0.1"), (2.0, "0.5, 0.25, 0.125, 0.1"), (None, "0.5, 0.1")])
-def test_pdm_succ_steps_follow_the_schedule_of_the_cases_eta(eta, schedule):
+@pytest.mark.parametrize("eta, epsilon, schedule", [(8.0, 0.1, "0.5, 0.1"), (2.0, 0.1, "0.5, 0.25, 0.125, 0.1"),
+                                                     (None, 0.01, "0.5, 0.0625, 0.01")])
+def test_pdm_succ_steps_follow_the_schedule_of_the_cases_eta(eta, epsilon, schedule):
     """The schedule eps_1 = 1/2, eps_1/eta, ... is the case's (eta = 8, the reference's default,
     when the case does not say), and a failure lists it."""
     X = np.array([[1.0, 0.0], [0.6, 0.8], [-0.5, 0.5]])
     base = make_case("pdm_succ", Instance("three", X, np.array([1, 1, 1])))
     args = {k: v for k, v in base.args.items() if k != "eta"}
+    args["epsilon"] = epsilon
     if eta is not None:
         args["eta"] = eta
     case = dataclasses.replace(base, args=args)

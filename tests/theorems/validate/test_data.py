@@ -2,6 +2,7 @@
 implementation conforms; broken ones (feature indices off by one, a larger epsilon than claimed,
 a wrong layout, an early stop) are rejected with the pattern index and both sides."""
 
+import math
 from importlib import resources
 from pathlib import Path
 
@@ -588,3 +589,114 @@ def test_data_answers_documents_refused_with_the_reason(tmp_path):
         with pytest.raises(ValueError) as exc:
             D.validate_data_answers(p)
         assert str(exc.value) == f'{p}: "data" needs "file" (a file name) and "sha256" (hex)'
+
+
+def _write_answers(tmp_path, answers):
+    import json
+
+    f = tmp_path / "three.libsvm"
+    f.write_text("+1 1:2 2:1\n+1 1:1.5 2:2\n-1 1:-1 2:-2\n")
+    doc = {"kind": "data-answers", "data": {"file": "three.libsvm", "sha256": D.sha256_of(f), "n_features": 2}, "answers": answers}
+    p = tmp_path / "answers.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def test_data_answers_without_max_iter_are_held_to_the_references_default_budget(tmp_path):
+    """An answer that names no max_iter was run with the reference's own default for its accuracy
+    (reference.budgets.default_budget on the same patterns): 'max_iter' at exactly that budget is
+    honest, one update short is an early stop; a named max_iter is the budget."""
+    from reference.budgets import default_budget
+
+    M = ref.margin_from_data(X3, Y3, rho=1.0, Delta=1.0)
+    budget = default_budget("pdm", (X3, Y3), 0.2, margin=M, rho=1.0, Delta=1.0).max_iter
+    w = [0.0] * 6
+    base = {"algorithm": "pdm", "epsilon": 0.2, "Delta": 1.0, "status": "max_iter", "w": w}
+    p = _write_answers(tmp_path, [dict(base, iterations=budget), dict(base, iterations=budget - 1),
+                                  dict(base, iterations=7, max_iter=7), dict(base, iterations=6, max_iter=7)])
+    reps = D.validate_data_answers(p)
+    assert [r.algorithm for r in reps] == ["pdm"] * 4
+    early = [[c.detail for c in r.checks if c.id == "claim.max_iter" and not c.passed] for r in reps]
+    assert early == [[], [f"'max_iter' after t = {budget - 1} < max_iter = {budget} updates: stopped early without a claim"],
+                     [], ["'max_iter' after t = 6 < max_iter = 7 updates: stopped early without a claim"]]
+    # PDM gets its update bound; the margin is that of rho = 1 (the default) with Delta
+    assert all(any(c.id == "bound.iterations" for c in r.checks) for r in reps[:1])
+    assert reps[0].margin.lower == M.lower and reps[0].margin.upper == M.upper
+    plain = D.validate_data_answers(_write_answers(tmp_path, [{"algorithm": "pdm", "epsilon": 0.2, "status": "max_iter",
+                                                               "iterations": 3, "max_iter": 3, "w": [0.0] * 3}]))[0]
+    assert plain.margin.lower == ref.margin_from_data(X3, Y3, rho=1.0).lower
+
+
+def test_data_answers_refuse_a_negative_max_iter(tmp_path):
+    p = _write_answers(tmp_path, [{"algorithm": "pdm", "epsilon": 0.2, "status": "max_iter", "iterations": 1, "max_iter": -1, "w": [0.0] * 3}])
+    with pytest.raises(ValueError, match="max_iter"):
+        D.validate_data_answers(p)
+
+
+def test_an_answer_object_without_w_is_a_contract_failure_naming_the_missing_vector(three):
+    class NoW:
+        status, iterations = "separator", 3
+
+    (c,) = D._checks_one("pdm", 0.1, NoW(), *three[None], three[None][1].R, 100)
+    assert c.id == "answer.contract" and not c.passed and c.detail.endswith("got None")
+
+
+def test_data_guarantee_allowance_is_relative(three):
+    """The achieved margin is held to (1 - eps) gamma_d (PDM) or beta (PFM) within MARGIN_RTOL
+    relative: at exactly the guarantee it passes."""
+    P, M = three[None]
+    w = np.array([1.0, 0.0, 0.0])  # P w = (2, 1.5, 1): a separator of margin 1 < gamma_d = 2.12
+    ach = float(np.min(P.matvec(w)))
+    assert ach == 1.0 and M.lower > 2
+    ans = {"status": "separator", "iterations": 1, "w": w}
+    assert _checks(three, "pfm", ach, ans)[0]["guarantee.margin"].passed
+    assert not _checks(three, "pfm", ach * (1 + 1e-6), ans)[0]["guarantee.margin"].passed
+    eps = 1.0 - ach / M.lower
+    assert _checks(three, "pdm", eps, ans)[0]["guarantee.margin"].passed
+    assert not _checks(three, "pdm", eps - 1e-6, ans)[0]["guarantee.margin"].passed
+    small = 0.5 * w  # ||a|| = 1/2: the guarantee is still checked
+    assert "guarantee.margin" in _checks(three, "pdm", 0.1, dict(ans, w=small))[0]
+
+
+def test_data_bound_check_at_its_edges(three):
+    """t <= bound + 1 for a separator (a passing check says 'ok'); a 'max_iter' fails the bound only
+    when the budget reaches bound + 1; every PT11 run with t > 0 gets ||a_t||/t >= gamma_d."""
+    P, M = three[None]
+    bound = paper_bounds.pdm_theorem2(M.R, M.lower, 0.1)
+    assert bound % 1 != 0
+    w = np.array([2.0, 1.0, 1.0]) * 100
+    sep = {"status": "separator", "w": w}
+    ok = _checks(three, "pdm", 0.1, dict(sep, iterations=math.floor(bound) + 1))[0]["bound.iterations"]
+    assert ok.passed and ok.detail == "ok"
+    bad = _checks(three, "pdm", 0.1, dict(sep, iterations=math.floor(bound) + 2))[0]["bound.iterations"]
+    assert not bad.passed and bad.detail.startswith(f"t = {math.floor(bound) + 2} updates must be <=")
+    mi = {"status": "max_iter", "w": w}
+    for budget, fails in ((math.floor(bound), False), (math.floor(bound) + 1, False), (math.floor(bound) + 2, True)):
+        first = _checks(three, "pdm", 0.1, dict(mi, iterations=budget), max_iter=budget)[0]
+        assert ("bound.iterations" in first and not first["bound.iterations"].passed) is fails, budget
+    assert "invariant.final" in _checks(three, "pdm", 0.1, dict(sep, iterations=3))[0]
+    # the same at a margin below 1 (the points scaled by 1/10)
+    X = X3 * 0.1
+    P, M = ref.make_patterns(X, Y3, rho=1.0), ref.margin_from_data(X, Y3, rho=1.0)
+    assert 0 < M.lower < 1
+    ids = {c.id for c in D._checks_one("pdm", 0.1, dict(sep, iterations=3), P, M, M.R, 100)}
+    assert {"bound.iterations", "invariant.final"} <= ids
+
+
+def test_data_extended_counts_negative_integers_and_relative_allowance(three):
+    P, M = three[1.0]
+    good = ref.pdm(X3, Y3, 0.1, rho=1.0, Delta=1.0)
+
+    def count_failure(counts):
+        w = good.w.copy()
+        w[P.d0:] = np.asarray(counts, dtype=float) * Y3
+        allc = _checks(three, "pdm", 0.1, {"status": "max_iter", "iterations": int(round(sum(counts))), "w": w}, Delta=1.0,
+                       max_iter=int(round(sum(counts))))[1]  # fmt: skip
+        return [c.detail for c in allc if c.id == "invariant.final" and not c.passed and c.detail.startswith("pattern")]
+
+    assert count_failure([3.0, 1.0, 1.0]) == []
+    assert count_failure([6.0, -1.0, 0.0]) != []  # an integer, but negative
+    assert count_failure([1000.0 + 5e-4, 2.0, 1.0]) == []  # 1e-6 relative of 1000
+    assert count_failure([1000.0 + 5e-3, 2.0, 1.0]) != []
+    assert count_failure([3.0, 1.0, 1.5e-6]) != []  # absolute 1e-6 below 1
+    assert count_failure([3.0, 1.0, 0.5e-6]) == []
