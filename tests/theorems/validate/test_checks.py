@@ -2026,3 +2026,121 @@ def test_pdm_succ_after_its_last_run_converged_keeps_the_last_accuracy(mk):
     assert C._pt11_converged(c, c.args["epsilon"], last["w"], t)
     msg = C._pt11_step(c, t, t + 1, last, {"t": t + 1, "w": last["w"] + P[0]}, [1])
     assert msg.startswith(f"update {t}->{t + 1} on pattern 0") and "(run 2 of the schedule 0.5, 0.1" in msg, msg
+
+
+def test_same_iterate_is_held_to_a_tenth_of_the_nearer_step_on_either_side(mk):
+    """Near convergence two iterates can be closer than the allowance: then a returned vector is
+    iterate i only if it is within a tenth of the step to each neighbour, the first state included."""
+    c = mk("perceptron", FOUR)
+    st = lambda *ws: [{"w": np.array([x, 0.0])} for x in ws]  # noqa: E731
+    close_before = st(5.0, 5.0 + 1e-8, 6.0, 7.0)  # iterate 1 is 1e-8 from iterate 0, 1 from iterate 2
+    assert C._same_iterate(c, {"w": np.array([5.0 + 1e-8, 0.0])}, close_before, 1)
+    assert not C._same_iterate(c, {"w": np.array([5.0 + 1.5e-8, 0.0])}, close_before, 1)  # 5e-9 > a tenth of 1e-8
+    close_after = st(5.0, 6.0, 6.0 + 1e-8, 9.0)
+    assert not C._same_iterate(c, {"w": np.array([6.0 + 5e-9, 0.0])}, close_after, 1)
+    # beyond the allowance (5e-6 here) it is another vector, however large the steps
+    assert not C._same_iterate(c, {"w": np.array([6.0 + 1e-3, 0.0])}, close_before, 2)
+    assert C._same_iterate(c, {"w": np.array([6.0 + 1e-6, 0.0])}, close_before, 2)
+
+
+def _mv_case(points):
+    """A Perceptron case told rule 'most_violated' on the reflected points ``points`` (labels +1)."""
+    inst = Instance("mv-" + "-".join(f"{x:.9g}" for x in np.ravel(points)), np.array(points, dtype=float), np.ones(len(points), dtype=int))
+    return make_case("perceptron", inst, arguments={"rule": "most_violated"})
+
+
+@pytest.mark.parametrize("gap, float32, note", [(1e-7, True, True), (1e-7, False, False), (1e-3, True, False)])
+def test_strict_excuses_a_divergence_after_a_near_tie_at_the_implementations_precision(gap, float32, note):
+    """At w_1 = z_0 the scores of z_1 and z_2 are -0.3 and -0.3 + gap: a float32 implementation may
+    take either when gap <= 1e-5 (a note), a float64 one only when gap <= 1e-9."""
+    c = _mv_case([[1.0, 0.0], [-0.3, 1.0], [-0.3 + gap, -1.0]])
+    tr = C._reference_run(c)["trace"]
+    assert tr[1]["w"].tolist() == [1.0, 0.0] and tr[2]["w"].tolist() == [0.7, 1.0]  # the reference takes z_1
+    other = tr[1]["w"] + c.Z[2]
+    if float32:
+        other = other.astype(np.float32).astype(np.float64)
+    mine = [dict(tr[0]), dict(tr[1]), {"k": 2, "w": other}]
+    (r,) = C.check_strict(c, _ref(c, rule_passed="most_violated", trace=mine, status="max_iter", iterations=2, w=other))
+    assert r.outcome == (NOTE if note else FAIL), r
+
+
+def test_strict_on_pt11_at_the_first_iterate_names_no_order(mk):
+    """A PT11 trace that leaves the reference's at iterate 0 fails: there is no step before it to
+    be a free order -- even where the last and first states of both traces differ by patterns."""
+    base = mk("pdm")
+    d = dataclasses.replace(base, case_id="pdm/twice-one-update", X=np.array([[1.0, 0.0], [1.0, 0.0]]), y=np.array([1, -1]),
+                            P=np.array([[1.0, 0.0, 1.0], [-1.0, 0.0, -1.0]]), max_iter=1)  # fmt: skip
+    tr = C._reference_run(d)["trace"]
+    assert [s["t"] for s in tr] == [0, 1]
+    m0 = np.array([5.0, 0.0, 0.0])
+    mine = [{"t": 0, "w": m0}, {"t": 1, "w": m0 - tr[1]["w"]}]
+    (r,) = C.check_strict(d, _ref(d, trace=mine, status="max_iter", iterations=1, w=mine[1]["w"]))
+    assert (r.outcome, r.at) == (FAIL, 0), r
+
+
+# z_0 = (1, 0), z_1 = (1e-13, 1): the cyclic Perceptron updates on z_0 and stops at w_1 = z_0, where
+# y_1 <w_1, x_1> = 1e-13 is a decision within round-off -- the reference's first free choice is its last state
+LATE = [[1.0, 0.0], [1e-13, 1.0]]
+
+
+def test_strict_without_a_trace_is_excused_only_by_a_free_choice_before_the_counter(mk):
+    c = make_case("perceptron", Instance("late", np.array(LATE), np.array([1, 1])), arguments={"rule": "cyclic"})
+    ref = C._reference_run(c)
+    tr = ref["trace"]
+    assert (ref["status"], ref["iterations"], len(tr)) == ("separator", 1, 2)
+    assert C._first_free(c, tr, 2, "cyclic")[0] == 1 and C._first_free(c, tr, 1, "cyclic")[0] is None
+    # the final vector at k = 0 differs from the reference's w_0 = 0: no free choice before iterate 0
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", trace=None, status="max_iter", iterations=0, w=np.array([3.0, 3.0])))[0]
+    assert r.outcome == FAIL and r.message.startswith("at k = 0, the returned w = "), r
+    # the reference's own w_1, but another status at the same counter: no free choice before iterate 1
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", trace=None, status="max_iter", iterations=1, w=tr[1]["w"]))[0]
+    assert r == CheckResult("strict.trajectory", FAIL, "final (status, iterations) = (max_iter, 1) vs the reference's (separator, 1)")
+    # no counter: the whole trace is before it, and its free choice excuses a different status
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", trace=None, status="max_iter", iterations=None, w=tr[1]["w"]))[0]
+    assert r.outcome == NOTE, r
+
+
+def test_strict_without_a_trace_past_the_references_last_state(mk):
+    c = mk("perceptron", E1E2)
+    ref = C._reference_run(c)
+    K = ref["iterations"]
+    assert len(ref["trace"]) == K + 1
+    r = C.check_strict(c, _ref(c, rule_passed="cyclic", trace=None, status="max_iter", iterations=K + 1, w=np.array([7.0, 7.0])))[0]
+    assert r.outcome == FAIL and r.message.startswith(f"final (status, iterations) = (max_iter, {K + 1})"), r
+    # a 'separator' after a reference that ran out of budget is no valid claim at another stopping iterate
+    four = mk("perceptron", FOUR)
+    rf = C._reference_run(four)
+    assert rf["status"] == "max_iter"
+    r = C.check_strict(four, _ref(four, rule_passed="cyclic", trace=None, status="separator", iterations=rf["iterations"] + 1,
+                                  w=np.array([9.0, 9.0])))[0]  # fmt: skip
+    assert r.outcome == FAIL, r
+
+
+def test_strict_notes_another_valid_claim_at_the_same_counter(mk):
+    c = mk("snkpvn")
+    ref = C._reference_run(c)
+    assert ref["status"] == "separator"
+    r = C.check_strict(c, _ref(c, trace=None, status="certificate", iterations=ref["iterations"], p=np.full(c.n, 1 / c.n)))[0]
+    assert r == CheckResult("strict.trajectory", NOTE, f"final (status, iterations) = (certificate, {ref['iterations']}) vs the reference's "
+                            f"(separator, {ref['iterations']}): a valid claim at another stopping iterate; not a failure")
+
+
+def test_strict_notes_a_later_stop_of_a_float32_implementation_at_a_reference_exit_within_its_round_off(mk):
+    slim = mk("perceptron", Instance("slim", np.array([[1.0, -1.0 + 1e-6], [1.0, 1.0]]), np.array([1, 1])))
+    ref = C._reference_run(slim)
+    K, w = ref["iterations"], ref["w"]
+    w32 = w.astype(np.float32).astype(np.float64)
+    assert C._is_float32(w32) and C._exit_within_roundoff(slim, ref, w32) and not C._exit_within_roundoff(slim, ref, None)
+    r = C.check_strict(slim, _ref(slim, rule_passed="cyclic", trace=None, status="separator", iterations=K + 1, w=w32))[0]
+    assert r.outcome == NOTE, r
+    r = C.check_strict(slim, _ref(slim, rule_passed="cyclic", trace=None, status="separator", iterations=K + 1, w=w.copy()))[0]
+    assert r.outcome == FAIL, r
+
+
+def test_strict_without_a_trace_on_pt11_looks_for_a_choice_of_order():
+    """One pattern: the reference's trajectory has no choice of order, so another final answer fails."""
+    one = make_case("pdm", Instance("one", np.array([[1.0, 0.0]]), np.array([1])))
+    ref = C._reference_run(one)
+    assert (ref["status"], ref["iterations"]) == ("separator", 1)
+    r = C.check_strict(one, _ref(one, trace=None, status="max_iter", iterations=1, w=ref["w"].copy()))[0]
+    assert r == CheckResult("strict.trajectory", FAIL, "final (status, iterations) = (max_iter, 1) vs the reference's (separator, 1)")
