@@ -2185,6 +2185,9 @@ def test_trajectory_final_looks_for_free_choices_before_the_counter_only():
     assert ref["iterations"] == 1
     (r,) = C.check_trajectory(c, _ref(c, rule_passed="cyclic"))
     assert r.outcome == PASS, r
+    # the reference's last iterate with a counter one past it: the exit decision at w_1 is no step taken before k
+    (r,) = C.check_trajectory(c, _ref(c, rule_passed="cyclic", iterations=2))
+    assert r.outcome == FAIL and "the counter is off by 1" in r.message, r
     c3 = _late_case(LATE + [[-0.5, 1.0]])  # at w_1 = z_0, z_2 scores -0.5: a second update, w_2 = z_0 + z_2
     ref3 = C._reference_run(c3)
     assert ref3["iterations"] == 2 and len(ref3["trace"]) == 3 and C._first_free(c3, ref3["trace"], 3, "cyclic")[0] == 1
