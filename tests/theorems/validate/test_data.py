@@ -629,7 +629,7 @@ def test_data_answers_without_max_iter_are_held_to_the_references_default_budget
 
 def test_data_answers_refuse_a_negative_max_iter(tmp_path):
     p = _write_answers(tmp_path, [{"algorithm": "pdm", "epsilon": 0.2, "status": "max_iter", "iterations": 1, "max_iter": -1, "w": [0.0] * 3}])
-    with pytest.raises(ValueError, match="max_iter"):
+    with pytest.raises(ValueError, match=r"(^|[^\w])max_iter must be an integer >= 0, got -1"):
         D.validate_data_answers(p)
 
 
@@ -700,3 +700,32 @@ def test_data_extended_counts_negative_integers_and_relative_allowance(three):
     assert count_failure([1000.0 + 5e-3, 2.0, 1.0]) != []
     assert count_failure([3.0, 1.0, 1.5e-6]) != []  # absolute 1e-6 below 1
     assert count_failure([3.0, 1.0, 0.5e-6]) == []
+
+
+def test_data_checks_at_a_margin_not_certified_positive(three):
+    """A lower end of exactly 0 (separability not certified) gives no PT11 update bound and no
+    ||a_t||/t >= gamma_d statement: both need gamma_d > 0."""
+    import dataclasses
+
+    P, M = three[None]
+    M0 = dataclasses.replace(M, lower=0.0, separable=None)
+    ids = {c.id for c in D._checks_one("pdm", 0.1, {"status": "separator", "iterations": 3, "w": np.array([2.0, 1.0, 1.0])}, P, M0, M.R, 100)}
+    assert "bound.iterations" not in ids and "invariant.final" not in ids and "claim.separator" in ids
+
+
+def test_data_answers_without_rho_are_checked_on_the_patterns_of_rho_1(tmp_path):
+    """rho absent means the reference's default, 1 (a bias by augmentation): on data that need the
+    bias (+1 at x = 2, -1 at x = 1) the certified margin is that of rho = 1, not of another rho."""
+    import json
+
+    f = tmp_path / "line.libsvm"
+    f.write_text("+1 1:2\n-1 1:1\n")
+    X, y = ref.load_libsvm(f, n_features=1)
+    M1, M2 = ref.margin_from_data(X, y, rho=1.0), ref.margin_from_data(X, y, rho=2.0)
+    assert M1.lower != M2.lower
+    doc = {"kind": "data-answers", "data": {"file": "line.libsvm", "sha256": D.sha256_of(f), "n_features": 1},
+           "answers": [{"algorithm": "pdm", "epsilon": 0.2, "status": "max_iter", "iterations": 3, "max_iter": 3, "w": [0.0, 0.0]}]}
+    p = tmp_path / "answers.json"
+    p.write_text(json.dumps(doc))
+    (rep,) = D.validate_data_answers(p)
+    assert (rep.margin.lower, rep.margin.upper) == (M1.lower, M1.upper)
