@@ -252,3 +252,45 @@ def test_the_deep_tier_pt11_run_is_thirty_points_at_eps_one_percent_dense_and_cs
         assert {"small_margin", "long_run", "deep"} <= set(c.flags) and c.args["epsilon"] == 0.01, c.case_id
         assert c.reference["status"] == "separator" and 100_000 < c.reference["iterations"] <= c.max_iter, c.reference
     assert csr.reference == dense.reference
+
+
+def test_the_long_run_instance_is_the_planted_one_with_the_two_flags_added():
+    from theorems.instances import strategies as S
+
+    planted = S.planted_separable(5, 3, 4, 3e-4, seed=0)
+    long_run = _corpus_instances()[INSTANCES.index("planted(d=5,m=3,n=7,rho=0.0003,unit,seed=0)")]
+    assert long_run.flags == tuple(dict.fromkeys(tuple(planted.flags) + ("small_margin", "long_run")))
+    assert np.array_equal(long_run.X, planted.X) and np.array_equal(long_run.y, planted.y)
+
+
+def test_the_corpus_is_built_within_the_cap_it_is_given():
+    """corpus(algorithm, cap): no case hands an implementation a budget above cap (validate's --max-iter)."""
+    wide = corpus("nkp")
+    assert max(c.max_iter for c in wide) > 1000
+    assert max(c.max_iter for c in corpus("nkp", 1000)) <= 1000
+
+
+def test_each_variant_holds_the_arguments_its_tag_names():
+    for alg in ("pfm", "pdm_succ"):
+        ext = [c for c in corpus(alg) if c.case_id.split("/", 2)[-1].startswith("Delta=1")]
+        assert ext and all(c.args["Delta"] == 1.0 for c in ext)
+    mv = [c for c in corpus("perceptron") if c.case_id.split("/", 2)[-1].startswith("rule=most_violated")]
+    assert mv and all(c.args["rule"] == "most_violated" for c in mv)
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "snkp", "pdm"])
+def test_a_budget_case_is_named_after_its_plain_case(algorithm):
+    """A half-budget case's id is its plain case's with ``,budget`` added to the variant, or the
+    variant ``budget`` when the plain case has none."""
+    cases = corpus(algorithm)
+    plain = {c.case_id: c for c in cases if not ({"budget", "csr"} & set(c.flags))}
+    budget = [c for c in cases if "budget" in c.flags and "crossing" not in c.flags and "csr" not in c.flags]
+    assert len(budget) == 2
+    for b in budget:
+        head, variant = b.case_id.rsplit("/", 1)
+        src = plain[head + "/" + variant[: -len(",budget")]] if variant != "budget" else plain[head]
+        assert src.name == b.name and isinstance(b.max_iter, int) and b.max_iter == src.reference["iterations"] // 2
+    if algorithm == "pdm":  # every PDM case has a variant (its eps)
+        assert all("," in b.case_id.rsplit("/", 1)[1] for b in budget)
+    if algorithm == "snkp":  # no SNKP case has one
+        assert all(b.case_id.endswith("/budget") for b in budget)
