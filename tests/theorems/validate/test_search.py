@@ -136,3 +136,102 @@ def test_with_a_database_the_failing_example_is_tried_first_next_time(tmp_path):
     assert f1 is not None and rep1.cases >= 1 and (tmp_path / "db" / "examples").is_dir()
     f2, rep2, _ = _search("snkp", wrong_count, examples=30, database=tmp_path / "db")
     assert f2 is not None and rep2.cases == 1 and f2.case_id == f1.case_id and f2.instance == f1.instance
+
+
+@pytest.mark.parametrize("algorithm, families", [
+    ("snkp", {"planted", "infeasible", "kernel", "rational", "deg"}),
+    ("perceptron", {"planted", "infeasible", "rational", "deg"}),
+    ("pdm", {"planted", "rational", "deg"}),
+])  # fmt: skip
+def test_the_search_draws_every_family_its_algorithm_applies_to(algorithm, families):
+    """Gram algorithms: separable (planted), infeasible, kernel, rational and degenerate instances;
+    the primal RP14 ones all but kernel; PT11 (which needs separable data) no infeasible ones."""
+    from hypothesis import HealthCheck, given, settings
+
+    from theorems.validate.search import _strategy
+
+    names = set()
+
+    @settings(max_examples=150, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(_strategy(algorithm)[0])
+    def draw(inst):
+        names.add(inst.name.split("(")[0].split(":")[0])
+
+    draw()
+    assert names == families
+
+
+def _spied_search(monkeypatch, algorithm, impl, examples=4, **kw):
+    """The search with run_case spied on: (failure, report, [(case, strict, options), ...])."""
+    from theorems.validate import search
+
+    calls = []
+    real = search.run_case
+
+    def spy(impl_, case, *, strict, timeout, options):
+        calls.append((case, strict, options))
+        return real(impl_, case, strict=strict, timeout=timeout, options=options)
+
+    monkeypatch.setattr(search, "run_case", spy)
+    rep = Report(algorithm, "x", True)
+    f = _hypothesis_search(algorithm, impl, rep, examples=examples, seed=0, strict=kw.pop("strict", False), **kw)
+    return f, rep, calls
+
+
+def test_the_search_names_its_cases_by_their_variant_and_runs_exactly_its_examples(monkeypatch):
+    import re
+
+    f, rep, calls = _spied_search(monkeypatch, "pdm", reference.pdm, examples=6)
+    assert f is None and rep.cases == 6
+    assert all(re.fullmatch(r"pdm/.+/eps=(0\.3|0\.5|0\.7|1|0\.1)(,Delta=1)?", c.case_id.removesuffix(",csr").removesuffix("/csr"))
+               for c, _, _ in calls), [c.case_id for c, _, _ in calls]  # fmt: skip
+    assert any("Delta=1" in c.case_id for c, _, _ in calls) and any("Delta" not in c.case_id for c, _, _ in calls)
+    _, _, calls = _spied_search(monkeypatch, "snkp", reference.snkp)
+    assert all(c.case_id.count("/") == 1 and c.case_id.startswith("snkp/") for c, _, _ in calls)
+    _, _, calls = _spied_search(monkeypatch, "snkpvn", reference.snkpvn, examples=12)
+    drawn = [c for c, _, _ in calls if "q_simplex" in c.flags or not np.allclose(c.args["q"], 1.0 / c.n)]
+    assert drawn and all(re.fullmatch(r"snkpvn/.+/q=simplex\(\d+\)", c.case_id) for c in drawn)
+
+
+def test_the_search_hands_each_case_its_cap_strictness_and_options(monkeypatch):
+    _, _, calls = _spied_search(monkeypatch, "nkp", reference.nkp, cap=1000)
+    assert calls and all(c.max_iter <= 1000 for c, _, _ in calls) and all(s is False for _, s, _ in calls)
+    opts = {"multiple_updates": True}
+    _, _, calls = _spied_search(monkeypatch, "pdm", functools.partial(reference.pdm, **opts), strict=True, options=opts)
+    assert calls and all(s is True and o == opts for _, s, o in calls)
+
+
+def test_the_search_records_each_case_with_its_id_and_edge_flags(monkeypatch):
+    from theorems.validate.call import edge_flags
+
+    recorded = []
+    monkeypatch.setattr(Report, "record", lambda self, cid, results, flags=(): recorded.append((cid, tuple(flags))))
+    _, _, calls = _spied_search(monkeypatch, "perceptron", reference.perceptron, examples=3)
+    assert len(calls) == 3 and recorded == [(c.case_id, tuple(edge_flags(c))) for c, _, _ in calls]
+
+
+def test_a_slow_implementation_is_no_hypothesis_deadline_error_and_a_failure_prints_nothing(capsys):
+    def slow(G, **kw):
+        time.sleep(0.25)
+        return reference.snkp(G, **kw)
+
+    f, rep, _ = _search("snkp", slow, examples=2)
+    assert f is None and rep.cases == 2
+
+    def wrong_status(G, **kw):
+        res = reference.snkp(G, **kw)
+        return {"status": "certificate" if res.status == "separator" else res.status, "iterations": res.iterations,
+                "alpha": res.alpha, "p": res.p}  # fmt: skip
+
+    capsys.readouterr()
+    f, _, _ = _search("snkp", wrong_status, examples=10)
+    out = capsys.readouterr()
+    assert f is not None and "reproduce_failure" not in out.out + out.err
+
+
+def test_the_timeout_note_comes_first():
+    rep = Report("snkp", "x", True)
+    rep.notes.append("an earlier note")
+    _hypothesis_search("snkp", lambda G, **kw: _hangs(G), rep, examples=5, seed=0, strict=False, timeout=0.2)
+    assert rep.notes[0].startswith("snkp/") and rep.notes[0].endswith(": no answer within 0.2 s: stopped at the first timeout")
+    assert rep.notes[1] == "an earlier note"
