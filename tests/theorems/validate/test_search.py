@@ -150,12 +150,20 @@ def test_the_search_draws_every_family_its_algorithm_applies_to(algorithm, famil
 
     from theorems.validate.search import _strategy
 
+    import re
+
     names = set()
+
+    def family(name):  # separable_instances draw rho in [0.1, 0.9]; degenerate_instances' planted ones have tiny margins
+        rho = re.match(r"planted\(.*?rho=([0-9.e+-]+)", name)
+        if rho:
+            return "planted" if float(rho.group(1)) >= 0.1 else "deg"
+        return name.split("(")[0].split(":")[0]
 
     @settings(max_examples=150, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     @given(_strategy(algorithm)[0])
     def draw(inst):
-        names.add(inst.name.split("(")[0].split(":")[0])
+        names.add(family(inst.name))
 
     draw()
     assert names == families
@@ -194,8 +202,10 @@ def test_the_search_names_its_cases_by_their_variant_and_runs_exactly_its_exampl
 
 
 def test_the_search_hands_each_case_its_cap_strictness_and_options(monkeypatch):
-    _, _, calls = _spied_search(monkeypatch, "nkp", reference.nkp, cap=1000)
-    assert calls and all(c.max_iter <= 1000 for c, _, _ in calls) and all(s is False for _, s, _ in calls)
+    # cap 5: a budget of at most 5 wherever a theorem bounds the run (where none does, CAP_NO_BOUND)
+    _, _, calls = _spied_search(monkeypatch, "nkp", reference.nkp, examples=12, cap=5)
+    bounded = [c for c, _, _ in calls if c.bound is not None]
+    assert any(c.bound > 10 for c in bounded) and all(c.max_iter <= 5 for c in bounded) and all(s is False for _, s, _ in calls)
     opts = {"multiple_updates": True}
     _, _, calls = _spied_search(monkeypatch, "pdm", functools.partial(reference.pdm, **opts), strict=True, options=opts)
     assert calls and all(s is True and o == opts for _, s, o in calls)
