@@ -442,3 +442,13 @@ def test_pfm_beta_follows_the_accuracy_asked():
 def test_a_prox_centre_given_as_integers_is_read_as_floats():
     c = make_case("snkpvn", MIXED, arguments={"q": [1, 0, 0]})
     assert c.args["q"].dtype == np.float64 and c.args["q"].tolist() == [1.0, 0.0, 0.0]
+
+
+def test_isnkpvn_has_no_bound_where_the_margin_is_certified_to_be_zero():
+    """RP14 Thm. 4 needs |rho_K| > 0: on data whose certified margin interval ends at 0 no bound applies."""
+    from theorems.validate.corpus import _corpus_instances
+
+    zero = next(i for i in _corpus_instances() if i.name == "deg:zero-margin")
+    c = make_case("isnkpvn", zero)
+    assert c.m_lo <= 0 and c.m_hi == 0.0
+    assert c.bound is None and not c.termination_required
