@@ -144,7 +144,7 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
 def _bind_options(algorithm: str, impl: Callable, options: Optional[Mapping[str, Any]]) -> Tuple[Callable, Dict[str, Any]]:
     """(the callable with ``options`` bound, the options the reference runs with): the explicit
     ``options`` and the keywords of a ``functools.partial``, less the case's own arguments."""
-    own = set(KEYWORDS) | set(POSITIONAL.get(algorithm, ())) | {"q", "delta", "gamma", "epsilon", "beta", "eta"}
+    own = set(KEYWORDS).union(*POSITIONAL.values())  # every algorithm's case arguments, whichever is validated
     if options:
         if not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of keyword arguments, got {type(options).__name__}")
@@ -153,7 +153,7 @@ def _bind_options(algorithm: str, impl: Callable, options: Optional[Mapping[str,
             raise ValueError(f"options {bound}: every case sets {', '.join(bound)} itself (the corpus varies them); "
                              "bind algorithm options only (active_sets, multiple_updates, seed, engine, ...)")
         impl = functools.partial(impl, **options)
-    given = dict(getattr(impl, "keywords", None) or {}) if isinstance(impl, functools.partial) else {}
+    given = dict(impl.keywords) if isinstance(impl, functools.partial) else {}
     return impl, reference_options(algorithm, given)
 
 

@@ -175,7 +175,7 @@ def test_validate_refuses_bad_arguments_naming_them():
         validate("snpk", reference.snkp)
     with pytest.raises(ValueError, match=r"impl must be callable, got str"):
         validate("snkp", "reference:snkp")
-    with pytest.raises(ValueError, match=r"data must be a pair \(X, y\)"):
+    with pytest.raises(ValueError, match=r"^data must be a pair \(X, y\)$"):
         validate("pdm", reference.pdm, data=[np.eye(2), np.ones(2)])
     with pytest.raises(ValueError, match=r"options must be a mapping of keyword arguments, got list"):
         validate("pdm", reference.pdm, options=[("active_sets", True)])
@@ -274,8 +274,10 @@ def test_options_reach_the_implementation_and_the_reference_and_are_noted(small_
 def test_deep_adds_the_deep_tier(small_corpus, monkeypatch):
     chosen, _ = small_corpus
     extra = _small("snkp", n=4)[3:]
-    monkeypatch.setattr(run_module, "deep_corpus", lambda algorithm: list(extra))
+    asked = []
+    monkeypatch.setattr(run_module, "deep_corpus", lambda algorithm: asked.append(algorithm) or list(extra))
     assert validate("snkp", reference.snkp, budget=0, deep=True).cases == 4
+    assert asked == ["snkp"]  # the deep tier of the algorithm validated
     assert validate("snkp", reference.snkp, budget=0).cases == 3
 
 
@@ -343,7 +345,7 @@ def test_validate_on_data_gets_its_defaults(monkeypatch):
     assert kw == {"rho": 1.0, "Delta": None, "epsilons": (0.1,), "max_iter": None}
     validate("pfm", reference.pfm, data=(X, y), rho=None, Delta=2.0, epsilons=[0.2, 0.3], max_iter=7)
     assert got[-1][1] == {"rho": None, "Delta": 2.0, "epsilons": (0.2, 0.3), "max_iter": 7}
-    with pytest.raises(ValueError, match=r"data must be a pair \(X, y\)"):
+    with pytest.raises(ValueError, match=r"^data must be a pair \(X, y\)$"):
         validate("pdm", reference.pdm, data=(X, y, None))
 
 
@@ -470,6 +472,24 @@ def test_a_shrunk_failure_already_counted_is_not_counted_again(small_corpus, mon
     _failing_validate(monkeypatch, chosen, [(2, 1)], shrunk=shrunk)
     r = validate("snkp", reference.snkp, budget=2)
     assert r.counts["claim.separator"][FAIL] == 1 and r.cases == 1 and len(r.failing["claim.separator"]) == 1
+
+
+def test_the_minimal_failure_is_ranked_by_n_times_d_with_d_counted_at_least_once(small_corpus, monkeypatch):
+    """n d, not n / d: 3 points in R^1 (3) are smaller than 1 point in R^5 (5); a case without a
+    column counts d as 1 (3 x 0 is 3, smaller than 2 x 2)."""
+    from theorems.validate.report import CheckResult
+
+    chosen, _ = small_corpus
+    cs = _small("snkp", n=2)
+    chosen["snkp"] = cs
+    monkeypatch.setattr(run_module, "run_case", lambda impl, case, **kw: ({}, [CheckResult(f"c{case.case_id}", FAIL, "m")]))
+    for sizes, smallest in (([(1, 5), (3, 1)], 1), ([(3, 0), (2, 2)], 0)):
+        size_of = dict(zip([c.case_id for c in cs], sizes))
+        monkeypatch.setattr(run_module, "_failure", lambda case, ans, results, shrunk=False, size_of=size_of: Failure(
+            check=results[0].id, message="m", case_id=case.case_id, instance={"X": [[0.0] * size_of[case.case_id][1]] * size_of[case.case_id][0]},
+            arguments={}, reference={}, implementation={}, shrunk=shrunk))  # fmt: skip
+        r = validate("snkp", reference.snkp, budget=0)
+        assert len(r.failures) == 2 and r.minimal.case_id == cs[smallest].case_id, (sizes, r.minimal.case_id)
 
 
 def test_equal_failures_are_told_apart_by_case_id(small_corpus, monkeypatch):
