@@ -10,7 +10,9 @@ theorems/validate/.  This runs mutmut's own command line with the table named:
     python benchmarks/mutation/section.py validate apply NAME
     python benchmarks/mutation/section.py validate --tests tests/theorems/validate/test_answer.py run "theorems.validate.answer.*"
 
-``--tests PATH ... [-k EXPR]`` (before mutmut's subcommand) runs only those tests in place of the table's
+``--slow`` (first) also runs the tests marked slow (pytest's ``-m "slow or not slow"`` after the
+project's ``-m 'not slow'``): for code that only the slow tier checks.  ``--tests PATH ... [-k EXPR]``
+(before mutmut's subcommand) runs only those tests in place of the table's
 ``pytest_add_cli_args_test_selection``: one module's mutants against the tests of its own subject
 (a survivor then costs seconds, not the whole suite).  mutmut sees a changed configuration, forgets
 its earlier verdicts and collects which test covers which function again, over those tests only.
@@ -28,13 +30,15 @@ import tomllib
 SUBCOMMANDS = ("run", "results", "show", "apply", "browse", "print-time-estimates", "tests-for-mutant", "export-cicd-stats")
 
 
-def reader(table, tests=None):
+def reader(table, tests=None, slow=False):
     """A mutmut configuration reader of pyproject.toml's [tool.mutmut-TABLE] (with ``tests`` in
-    place of its test selection when given)."""
+    place of its test selection when given; with the slow tier when ``slow``)."""
     with open("pyproject.toml", "rb") as f:
         conf = dict(tomllib.load(f)["tool"][f"mutmut-{table}"])
     if tests:
         conf["pytest_add_cli_args_test_selection"] = list(tests)
+    if slow:  # mutmut appends these to every pytest command line: this -m overrides the project's addopts
+        conf["pytest_add_cli_args"] = list(conf.get("pytest_add_cli_args", [])) + ["-m", "slow or not slow"]
     return lambda key, default: conf.get(key, default)
 
 
@@ -56,6 +60,9 @@ def main(argv):
     if len(argv) < 2 or argv[0].startswith("-"):
         sys.exit(__doc__)
     table, args = argv[0], argv[1:]
+    slow = args[:1] == ["--slow"]
+    if slow:
+        args = args[1:]
     tests = []
     if args[:1] == ["--tests"]:  # pytest arguments (files, directories, -k EXPR) up to mutmut's subcommand
         args = args[1:]
@@ -65,7 +72,7 @@ def main(argv):
             sys.exit("--tests takes one or more test files or directories (and pytest's -k EXPR)")
     import mutmut.configuration
 
-    mutmut.configuration._config_reader = lambda: reader(table, tests)
+    mutmut.configuration._config_reader = lambda: reader(table, tests, slow)
     mutmut.configuration.reset_config()  # importing mutmut's command line reads the configuration
     from mutmut.__main__ import cli
 

@@ -97,7 +97,7 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
     slow = [c for c in out if c.reference["status"] != "max_iter" and c.reference["iterations"] >= 6][:2]
     for c in slow:
         inst = next(i for i in _corpus_instances() if i.name == c.name)
-        tag = (c.case_id.split("/", 2)[2] + "," if c.case_id.count("/") == 2 else "") + "budget"
+        tag = _and_variant(c.case_id, "budget")
         kw = {"arguments": {"rule": c.args["rule"]}} if "rule" in c.args else {}
         if c.algorithm in PT11:
             kw = {"Delta": c.args.get("Delta")}
@@ -107,19 +107,23 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
         if b is not None:
             out.append(b)
     if algorithm in PT11:
-        out += _crossing_budgets(algorithm, out, cap)
+        out += _crossing_budgets(algorithm, out)
         out += [as_csr(c) for c in out]  # every PT11 case also with X as scipy CSR
     return tuple(out)
 
 
 def simplex_point(n: int, seed: int):
     """A point of the simplex drawn from Dirichlet(1, ..., 1) (a prox-centre q of SNKPVN other
-    than 1_n/n), rounded to sum to 1 in float64 as the reference demands."""
+    than 1_n/n), rounded to multiples of 2^-40 that sum to exactly 1: the draw rounded down, the
+    largest coordinate taking the remainder, so every coordinate is within n 2^-40 of the draw and
+    q lies on the simplex exactly, in float64 summed in any order (partial sums are multiples of
+    2^-40 below 2) and in exact arithmetic."""
     import numpy as np
 
-    q = np.random.default_rng(1000 + seed).dirichlet(np.ones(n))
-    q[int(np.argmax(q))] += 1.0 - float(np.sum(q))
-    return q
+    draw = np.random.default_rng(1000 + seed).dirichlet(np.ones(n))
+    k = np.floor(draw * 2.0**40).astype(np.int64)  # exact: draw <= 1, and a float64 times 2^40 is exact
+    k[int(np.argmax(k))] += 2**40 - int(k.sum())
+    return k / 2.0**40
 
 
 def as_csr(case: Case) -> Case:
@@ -128,33 +132,42 @@ def as_csr(case: Case) -> Case:
     return replace(case, case_id=cid, flags=case.flags + ("csr",))
 
 
-def _crossing_budgets(algorithm: str, cases: List[Case], cap: int) -> List[Case]:
+def _crossing_budgets(algorithm: str, cases: List[Case]) -> List[Case]:
     """Budget cases that a multiple update (PT11 Sec. 4) crosses: the reference run with
     ``multiple_updates`` makes an update of lambda >= 2 from t; the budget t + 1 lies inside it,
-    so an implementation that does not cap lambda at max_iter - t returns iterations > max_iter."""
+    so an implementation that does not cap lambda at max_iter - t returns iterations > max_iter.
+    Built from the first two cases whose reference separates (budget cases do not: their budget
+    is half the reference's count) and whose run with multiple updates makes one; that run goes
+    to convergence (no budget: the case separates, so PT11 Theorem 1 bounds it), and its first
+    update is always single ([E-B7] theta_0 = 0)."""
     import reference
 
     out: List[Case] = []
     for c in cases:
-        if len(out) >= 2 or "budget" in c.flags or c.reference["status"] != "separator":
+        if len(out) >= 2 or c.reference["status"] != "separator":
             continue
         kw = {k: v for k, v in c.args.items() if k in ("rho", "Delta")}
         pos = [c.args[p] for p in ("beta",) if algorithm == "pfm"] or [c.args["epsilon"]]
-        res = getattr(reference, algorithm)(c.X, c.y, *pos, multiple_updates=True, max_iter=c.max_iter, max_epochs=10**9,
-                                            trace=True, **kw)
+        res = getattr(reference, algorithm)(c.X, c.y, *pos, multiple_updates=True, trace=True, **kw)
         ts = [s.t for s in res.trace]
-        jump = next((a for a, b in zip(ts, ts[1:]) if b - a >= 2 and a >= 1), None)
+        jump = next((a for a, b in zip(ts, ts[1:]) if b - a >= 2), None)
         if jump is None:
             continue
         inst = next(i for i in _corpus_instances() if i.name == c.name)
-        tag = (c.case_id.split("/", 2)[2] + "," if c.case_id.count("/") == 2 else "") + "budget=crossing"
         okw = {"Delta": c.args.get("Delta")}
         if algorithm != "pfm":
             okw["eps"] = c.args["epsilon"]
-        b = make_case(algorithm, inst, variant=tag, cap=cap, budget=jump + 1, **okw)
+        b = make_case(algorithm, inst, variant=_and_variant(c.case_id, "budget=crossing"), budget=jump + 1, **okw)
         if b is not None:
             out.append(replace(b, flags=b.flags + ("crossing",)))
     return out
+
+
+def _and_variant(case_id: str, tag: str) -> str:
+    """The variant of the case ``case_id`` ("algorithm/instance[/variant]") with ``tag`` added:
+    "variant,tag", or "tag" for a case without a variant."""
+    parts = case_id.split("/")
+    return f"{parts[2]},{tag}" if len(parts) == 3 else tag
 
 
 def deep_corpus(algorithm: str) -> List[Case]:

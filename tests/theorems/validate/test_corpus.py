@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,9 +24,26 @@ def test_snkpvn_runs_with_a_prox_centre_drawn_from_the_simplex():
     assert len(drawn) >= 20
     for c in drawn:
         q = c.args["q"]
-        assert np.all(q >= 0) and abs(float(np.sum(q)) - 1.0) <= 1e-15 and (c.n == 1 or not np.allclose(q, 1.0 / c.n))
+        assert np.all(q >= 0) and sum(map(Fraction, q)) == 1 and (c.n == 1 or not np.allclose(q, 1.0 / c.n))
     r = validate("snkpvn", cc.snkpvn_uniform_prox_centre, budget=0, skip_flags=("antipodal",))
     assert not r.conforms and all("q=simplex" in cid for cid, _ in r.failing["trajectory.final"]), r.format()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 33])
+def test_a_drawn_prox_centre_lies_on_the_simplex_exactly(n):
+    """simplex_point: multiples of 2^-40, none negative, summing to exactly 1 -- in exact arithmetic
+    and in float64 in any order (a Dirichlet draw summed in float64 misses 1 by an ulp for about one
+    (n, seed) in six) -- the same point for the same seed, another for another seed."""
+    from theorems.validate.corpus import simplex_point
+
+    for seed in range(40):
+        q = simplex_point(n, seed)
+        k = q * 2.0**40
+        assert q.shape == (n,) and q.dtype == np.float64 and np.all(q >= 0), (n, seed, q)
+        assert np.array_equal(k, np.floor(k)) and sum(map(Fraction, q)) == 1, (n, seed, q)
+        assert float(np.sum(q)) == 1.0 and float(np.sum(q[::-1])) == 1.0 and np.array_equal(simplex_point(n, seed), q)
+        if n > 1:
+            assert not np.array_equal(simplex_point(n, seed + 1), q) and not np.allclose(q, 1.0 / n), (n, seed)
 
 
 def test_the_search_varies_q():
@@ -204,6 +222,27 @@ def test_crossing_budgets_fall_inside_a_multiple_update(algorithm):
                                             max_iter=10**6, max_epochs=10**9, trace=True)  # fmt: skip
         ts = [s.t for s in res.trace]
         assert any(a < c.max_iter < b for a, b in zip(ts, ts[1:]))  # t jumps over the budget
+
+
+def test_crossing_budgets_pass_over_cases_that_do_not_separate():
+    """Budget cases (the reference stops at their budget) are passed over, and at most two crossing
+    cases are made: the same ones with such a case first in the list."""
+    from theorems.validate.corpus import _crossing_budgets
+
+    cases = corpus("pdm")
+    plain = [c for c in cases if not ({"budget", "csr"} & set(c.flags))]
+    halved = [c for c in cases if "budget" in c.flags and "crossing" not in c.flags and "csr" not in c.flags]
+    assert halved and all(c.reference["status"] == "max_iter" for c in halved)
+    want = [c.case_id for c in _crossing_budgets("pdm", plain)]
+    assert len(want) == 2 and want == [c.case_id for c in cases if "crossing" in c.flags and "csr" not in c.flags]
+    assert [c.case_id for c in _crossing_budgets("pdm", halved + plain)] == want
+
+
+def test_a_variant_is_added_to_a_case_id_after_a_comma_or_as_the_variant():
+    from theorems.validate.corpus import _and_variant
+
+    assert _and_variant("pdm/planted(d=3,m=3,n=8,rho=0.3,unit,seed=1)/eps=0.3,Delta=1", "budget") == "eps=0.3,Delta=1,budget"
+    assert _and_variant("pfm/deg:n1", "budget=crossing") == "budget=crossing"
 
 
 @pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
