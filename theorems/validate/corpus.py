@@ -115,14 +115,14 @@ def _corpus(algorithm: str, cap: int = CAP) -> Tuple[Case, ...]:
 def simplex_point(n: int, seed: int):
     """A point of the simplex drawn from Dirichlet(1, ..., 1) (a prox-centre q of SNKPVN other
     than 1_n/n), rounded to multiples of 2^-40 that sum to exactly 1: the draw rounded down, the
-    largest coordinate taking the remainder, so every coordinate is within n 2^-40 of the draw and
+    first coordinate taking the remainder, so every coordinate is within n 2^-40 of the draw and
     q lies on the simplex exactly, in float64 summed in any order (partial sums are multiples of
     2^-40 below 2) and in exact arithmetic."""
     import numpy as np
 
     draw = np.random.default_rng(1000 + seed).dirichlet(np.ones(n))
-    k = np.floor(draw * 2.0**40).astype(np.int64)  # exact: draw <= 1, and a float64 times 2^40 is exact
-    k[int(np.argmax(k))] += 2**40 - int(k.sum())
+    k = np.floor(draw * 2.0**40)  # integers below 2^53: their floors, sums and differences are exact in float64
+    k[0] += 2.0**40 - k.sum()
     return k / 2.0**40
 
 
@@ -178,7 +178,8 @@ def deep_corpus(algorithm: str) -> List[Case]:
       times smaller (rho = 3e-5): SNKP needs about 32,000 iterations, SNKPVN about 48,000.
     * PT11: 30 points in R^3 with margin 2e-3, at eps = 0.01 (PDM, PDM-succ; PFM at beta =
       0.99 gamma_d): about 10^5 updates, where a float32 accumulation of a_t drifts away from the
-      dynamic margin condition.
+      dynamic margin condition; budget 2,000,000 updates (PT11's bound does not fit in it, so
+      ``max_iter`` is a budget, not a theorem's).
     """
     return list(_DEEP.get(algorithm, lambda: _deep(algorithm)))
 
@@ -189,12 +190,11 @@ _DEEP = Memo(16)
 def _deep(algorithm: str) -> Tuple[Case, ...]:
     from ..instances import strategies as S
 
-    if algorithm in PT11:
-        inst = S.planted_separable(3, 3, 27, 2e-3, seed=3)
-        inst = replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("long_run", "deep"))))
+    pt11 = algorithm in PT11
+    inst = S.planted_separable(3, 3, 27, 2e-3, seed=3) if pt11 else S.planted_separable(5, 3, 4, 3e-5, seed=0)
+    inst = replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("long_run", "deep"))))  # (small_margin: its builder's)
+    if pt11:
         c = make_case(algorithm, inst, eps=0.01, variant="eps=0.01,deep", cap=2_000_000)
-        return tuple(x for x in (c, None if c is None else as_csr(c)) if x is not None)
-    inst = S.planted_separable(5, 3, 4, 3e-5, seed=0)
-    inst = replace(inst, flags=tuple(dict.fromkeys(tuple(inst.flags) + ("small_margin", "long_run", "deep"))))
+        return (c, as_csr(c))  # every PT11 algorithm applies to separable data: c is never None
     c = make_case(algorithm, inst, variant="deep", cap=60_000)
     return () if c is None or c.reference["iterations"] < 10_000 else (c,)  # only where the run is long

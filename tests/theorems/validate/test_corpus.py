@@ -290,6 +290,7 @@ def test_the_deep_tier_pt11_run_is_thirty_points_at_eps_one_percent_dense_and_cs
     for c in (dense, csr):
         assert {"small_margin", "long_run", "deep"} <= set(c.flags) and c.args["epsilon"] == 0.01, c.case_id
         assert c.reference["status"] == "separator" and 100_000 < c.reference["iterations"] <= c.max_iter, c.reference
+        assert c.max_iter == 2_000_000 and not c.termination_required, (c.max_iter, c.termination_required)
     assert csr.reference == dense.reference
 
 
