@@ -300,13 +300,13 @@ def _budget_and_answer(algorithm, X, y, G, args, bound, infeasible, cap, budget)
     the budget is floor(bound) + 2 and "max_iter" fails; otherwise, where the reference finishes
     within ``cap``, 20 times its count + 100 (at least CAP_NO_BOUND, at most ``cap``), and
     CAP_NO_BOUND where it does not (on data certified infeasible, the Perceptrons, NKP and SNKP
-    have nothing to find: their reference runs only CAP_NO_BOUND); ``budget`` makes a
-    budget-exhaustion case."""
+    have nothing to find: their reference runs only CAP_NO_BOUND); never above ``cap``.
+    ``budget`` makes a budget-exhaustion case."""
     termination = bound is not None and bound + 2 <= cap
     if termination:
         max_iter = int(math.floor(bound)) + 2
     elif infeasible and algorithm in ("perceptron", "normalized_perceptron", "nkp", "snkp"):
-        max_iter = CAP_NO_BOUND  # nothing to find: a short budget keeps the run cheap
+        max_iter = min(CAP_NO_BOUND, cap)  # nothing to find: a short budget keeps the run cheap
     else:
         max_iter = cap
     if budget is not None:  # a budget-exhaustion case: honesty when the budget runs out

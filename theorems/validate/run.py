@@ -45,6 +45,12 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         Seconds per call before the implementation is declared non-terminating (main thread
         only).  The first call that times out ends the run: the verdict comes within about
         ``timeout`` seconds, not after one timeout per case.
+    cap : int
+        The largest budget (``max_iter``) handed to the implementation on any case of the fixed
+        corpus or the search (default 20,000); a case whose theorem's bound does not fit in it is
+        run with a budget instead of a termination promise.
+    hypothesis : bool
+        Run the hypothesis search after the corpus (``budget`` examples).
     cases_dir : path, optional
         Run the cases of ``<cases_dir>/<algorithm>.json`` (a corpus written by ``margins
         export-cases`` or by ``margins bounds --search``) instead of the fixed corpus.

@@ -304,10 +304,15 @@ def test_the_long_run_instance_is_the_planted_one_with_the_two_flags_added():
 
 
 def test_the_corpus_is_built_within_the_cap_it_is_given():
-    """corpus(algorithm, cap): no case hands an implementation a budget above cap (validate's --max-iter)."""
+    """corpus(algorithm, cap): no case hands an implementation a budget above cap (validate's
+    ``cap``), also where no theorem bounds the run (a Perceptron on infeasible data, 500 by default)."""
     wide = corpus("nkp")
     assert max(c.max_iter for c in wide) > 1000
     assert max(c.max_iter for c in corpus("nkp", 1000)) <= 1000
+    unbounded = [c for c in corpus("perceptron") if "infeasible" in c.flags and not c.termination_required]
+    assert unbounded and all(c.max_iter == 500 for c in unbounded), [(c.case_id, c.max_iter) for c in unbounded]
+    narrow = corpus("perceptron", 100)
+    assert len(narrow) == len(corpus("perceptron")) and max(c.max_iter for c in narrow) <= 100
 
 
 def test_each_variant_holds_the_arguments_its_tag_names():
