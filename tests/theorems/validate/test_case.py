@@ -80,6 +80,11 @@ def test_budget_on_certified_infeasible_data_runs_the_reference_only_briefly(alg
     termination, max_iter, ref = _budget(algorithm, TWICE, None, False)
     assert (termination, max_iter, ref["status"], ref["iterations"]) == (False, CAP_NO_BOUND, "max_iter", CAP_NO_BOUND)
     assert budgets and max(budgets) == CAP_NO_BOUND
+    # ... and never above the cap the corpus is built with
+    del budgets[:]
+    termination, max_iter, ref = _budget(algorithm, TWICE, None, False, cap=40)
+    assert (termination, max_iter, ref["status"], ref["iterations"]) == (False, 40, "max_iter", 40)
+    assert budgets and max(budgets) == 40
 
 
 @pytest.mark.parametrize("algorithm", ["perceptron", "nkp"])
