@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List, Tuple
 
+from reference.data import check_int
+
 from ..instances import Instance
 from ..memo import Memo
 from .case import CAP, Case, make_case, PT11
@@ -64,7 +66,9 @@ _CORPORA = Memo(32)
 
 
 def corpus(algorithm: str, cap: int = CAP) -> List[Case]:
-    """The fixed corpus of ``algorithm`` (built once per reference code: :mod:`theorems.memo`)."""
+    """The fixed corpus of ``algorithm`` (built once per reference code: :mod:`theorems.memo`), no
+    case's budget above ``cap`` (an integer >= 1)."""
+    cap = check_int("cap", cap, low=1)
     return list(_CORPORA.get((algorithm, cap), lambda: _corpus(algorithm, cap)))
 
 
@@ -128,8 +132,8 @@ def simplex_point(n: int, seed: int):
 
 def as_csr(case: Case) -> Case:
     """The same case with X passed to the implementation as a scipy CSR matrix (flag ``csr``)."""
-    cid = case.case_id + (",csr" if case.case_id.count("/") == 2 else "/csr")
-    return replace(case, case_id=cid, flags=case.flags + ("csr",))
+    algorithm, instance = case.case_id.split("/")[:2]
+    return replace(case, case_id=f"{algorithm}/{instance}/{_and_variant(case.case_id, 'csr')}", flags=case.flags + ("csr",))
 
 
 def _crossing_budgets(algorithm: str, cases: List[Case]) -> List[Case]:

@@ -8,6 +8,8 @@ import functools
 import time
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
+from reference.data import check_int
+
 from .call import TIMEOUT, _name_of, edge_flags
 from .case import ALGORITHMS, CAP, KEYWORDS, POSITIONAL, Case
 from .checks import _failure, reference_options, run_case
@@ -91,6 +93,8 @@ def validate(algorithm: str, impl: Callable, *, budget: int = 20, strict: bool =
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     if not callable(impl):
         raise ValueError(f"impl must be callable, got {type(impl).__name__}")
+    budget = check_int("budget", budget)  # hypothesis examples; 0: the corpus only
+    cap = check_int("cap", cap, low=1)
     if data is not None:
         from .data import validate_on_data
 

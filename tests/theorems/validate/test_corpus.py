@@ -313,6 +313,10 @@ def test_the_corpus_is_built_within_the_cap_it_is_given():
     assert unbounded and all(c.max_iter == 500 for c in unbounded), [(c.case_id, c.max_iter) for c in unbounded]
     narrow = corpus("perceptron", 100)
     assert len(narrow) == len(corpus("perceptron")) and max(c.max_iter for c in narrow) <= 100
+    assert max(c.max_iter for c in corpus("perceptron", 1)) == 1  # the smallest cap there is
+    for cap in (0, "500", None):
+        with pytest.raises(ValueError, match=rf"^cap must be an integer >= 1, got {cap!r}$"):
+            corpus("perceptron", cap)
 
 
 def test_each_variant_holds_the_arguments_its_tag_names():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -177,6 +178,12 @@ def test_validate_refuses_bad_arguments_naming_them():
         validate("snkp", "reference:snkp")
     with pytest.raises(ValueError, match=r"^data must be a pair \(X, y\)$"):
         validate("pdm", reference.pdm, data=[np.eye(2), np.ones(2)])
+    for cap in (0, -3, "x", None, 2.5, True):
+        with pytest.raises(ValueError, match=rf"^cap must be an integer >= 1, got {re.escape(repr(cap))}$"):
+            validate("snkp", reference.snkp, cap=cap)
+    for budget in (-1, "x", None, 1.5):
+        with pytest.raises(ValueError, match=rf"^budget must be an integer >= 0, got {re.escape(repr(budget))}$"):
+            validate("snkp", reference.snkp, budget=budget)
     with pytest.raises(ValueError, match=r"options must be a mapping of keyword arguments, got list"):
         validate("pdm", reference.pdm, options=[("active_sets", True)])
     with pytest.raises(ValueError, match=r"options \['epsilon', 'max_iter'\]: every case sets epsilon, max_iter itself"):

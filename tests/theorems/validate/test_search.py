@@ -1,6 +1,7 @@
 """Tests of theorems/validate/test_search.py."""
 
 import time
+from fractions import Fraction
 
 from tests.support.validate import _hangs
 from theorems.validate.report import Report
@@ -85,7 +86,9 @@ def test_snkpvn_draws_the_prox_centre_from_the_simplex_as_well_as_uniform():
     assert f is None
     uniform = [np.allclose(q, 1.0 / q.size) for q in qs]
     assert any(u and q.size >= 2 for u, q in zip(uniform, qs)) and not all(uniform)  # (n = 1: every q is uniform)
-    assert all(abs(float(np.sum(q)) - 1.0) <= 1e-15 and (q >= 0).all() for q in qs)
+    # a drawn q lies on the simplex exactly; the uniform one is 1_n/n itself (whose float64 sum misses 1 by round-off)
+    assert all(np.array_equal(q, np.full(q.size, 1.0 / q.size)) if u else sum(map(Fraction, q)) == 1 and (q >= 0).all()
+               for u, q in zip(uniform, qs))
 
 
 @pytest.mark.parametrize("algorithm", ["pdm", "pfm", "pdm_succ"])
