@@ -91,12 +91,20 @@ def _mu_plus(kind, val, p, q, ell, t):
 
 
 @njit()
+def _ell_after(ell, p, qj, lam):
+    """ell_{t+lambda} = ||a_t + lambda y_j||^2 from ell_t, p = a_t . y_j and q_j: the one formula
+    :func:`_theta_after` and every update use, so that a threshold predicted by the guards is the
+    one the box computes after the update, bit for bit  [PT11 box; Sec. 4, multiple updates]."""
+    if lam == 1:
+        return ell + 2 * p + qj  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
+    fl = float(lam)  # not lam * lam: int64 overflows for lambda > 3.0e9 (Python's int does not): lambda^2 rounded once
+    return ell + 2.0 * lam * p + fl * fl * qj  # ell <- ell + 2 lambda p + lambda^2 q
+
+
+@njit()
 def _theta_after(kind, val, t, ell, p, qj, n):
-    """theta_{t+n} after n more updates with y_j: ell_{t+n} as :func:`_update` computes it, bit for bit."""
-    t2 = t + n
-    fn = float(n)  # n^2 in int64 overflows for n > 3.0e9 (Python's int does not): n^2 rounded once, as the textbook
-    ell2 = ell + 2.0 * n * p + fn * fn * qj
-    return _threshold(kind, val, t2, ell2)
+    """theta_{t+n} after n more updates with y_j, ell_{t+n} by :func:`_ell_after` as the update itself computes it."""
+    return _threshold(kind, val, t + n, _ell_after(ell, p, qj, n))
 
 
 @njit()
@@ -173,36 +181,20 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     return lam, np.nan
 
 
-@njit(inline="always")
-def _update(rdata, rind, lo, hi, lj, qj, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam):
-    """lambda updates with y_j, its x part ``rdata[lo:hi]`` at columns ``rind[lo:hi]`` (a in place)
-    -> ell after them  [PT11 box; Sec. 4, multiple updates]."""
-    if lam == 1:
-        for jj in range(lo, hi):
-            a_x[rind[jj]] += rdata[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
-        if has_rho:
-            a_r[0] += rho * lj
-        if has_D:
-            a_D[j] += Delta * lj
-        return ell + 2 * p + qj  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
-    for jj in range(lo, hi):
-        a_x[rind[jj]] += lam * (rdata[jj] * lj)  # a <- a + lambda y_k
-    if has_rho:
-        a_r[0] += lam * (rho * lj)
-    if has_D:
-        a_D[j] += lam * (Delta * lj)
-    fl = float(lam)  # not lam * lam: int64 overflows for lambda > 3.0e9 (see _holds_after)
-    return ell + 2.0 * lam * p + fl * fl * qj  # ell <- ell + 2 lambda p + lambda^2 q
-
-
 @njit()
 def unverified_update(data, indices, indptr, labels, q, rho, Delta, kind, schedule, a_x, a_r, a_D, fstate, istate, j, p):
     """One update with y_j (p = a_t . y_j) after a convergence whose separator did not verify
     (y_j: the first pattern not above the verifier's round-off allowance), on the state of
     :func:`run`; the next call of :func:`run` starts a fresh pass
     [reference.dynamic_margin._unverified_update]."""
-    has_rho, has_D = a_r.shape[0] > 0, a_D.shape[0] > 0
-    ell = _update(data, indices, indptr[j], indptr[j + 1], labels[j], q[j], rho, Delta, has_rho, has_D, a_x, a_r, a_D, fstate[ELL], j, p, 1)
+    lj = labels[j]
+    for jj in range(indptr[j], indptr[j + 1]):
+        a_x[indices[jj]] += data[jj] * lj  # [PT11 box] a_{t+1} = a_t + y_k
+    if a_r.shape[0] > 0:
+        a_r[0] += rho * lj
+    if a_D.shape[0] > 0:
+        a_D[j] += Delta * lj
+    ell = _ell_after(fstate[ELL], p, q[j], 1)  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
     istate[T] += 1  # [PT11 box] t <- t + 1
     fstate[ELL] = ell
     fstate[THETA] = _threshold(kind, schedule[istate[RUN]], istate[T], ell)  # [PT11 box] theta_t = eps_bar ell_t / t
@@ -316,7 +308,15 @@ def run_recorded(data, indices, indptr, labels, q, rho, Delta, kind, schedule, w
             lam = 0
             if p <= theta:  # [PT11 box; eqs. (7)/(8)] misclassification test, `<=` (E-B7)
                 lam, theta_next = _lambda(kind, schedule[run_i], t, ell, p, qj, max_iter) if allow_multiple else (1, np.nan)
-                ell = _update(src_data, src_ind, lo, hi, lj, qj, rho, Delta, has_rho, has_D, a_x, a_r, a_D, ell, j, p, lam)
+                # the update written out here, not a call: numba's inlining of a function of arrays adds
+                # reference-count operations to every update (a fifth of the Sec. 4 run's time on a9a)
+                for jj in range(lo, hi):
+                    a_x[src_ind[jj]] += lam * (src_data[jj] * lj)  # [PT11 box; Sec. 4] a <- a + lambda y_k (exact for lambda = 1)
+                if has_rho:
+                    a_r[0] += lam * (rho * lj)
+                if has_D:
+                    a_D[j] += lam * (Delta * lj)
+                ell = _ell_after(ell, p, qj, lam)  # [PT11 box; Sec. 4] ell <- ell + 2 lambda p + lambda^2 q
                 t += lam  # [PT11 box] t <- t + 1 (lambda)
                 # [PT11 box] theta_t = eps_bar ell_t / t (computed by the last guard of _lambda where it could)
                 theta = theta_next if theta_next == theta_next else _threshold(kind, schedule[run_i], t, ell)

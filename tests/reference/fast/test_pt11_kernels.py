@@ -73,7 +73,7 @@ def test_pt11_budget_message_counts_iterations_not_epochs():
 def test_pdm_multiple_updates_beyond_int64_squares_agree(s, eps, max_iter, exact_lambda):
     """x = (1, s) with labels +1, no bias, PDM(eps) with multiple updates: after a = y_1 (t = 1), y_2
     = s is misclassified for about 1/s updates, lambda ~ 1/s of them at once [PT11 Sec. 4].  The
-    kernel squared lambda in int64 (_update, _holds_after): for lambda > 3.04e9 the square wrapped
+    kernel squared lambda in int64 (its update of ell_t and _holds_after): for lambda > 3.04e9 the square wrapped
     around -- s = 2^-32 converged at t = 3,037,000,502 instead of the textbook's 2^32, and s = 2^-40
     (eps = 0.3) looped for ever in the round-off guard.  Now lambda^2 is rounded once as a double, as
     the textbook's Python int is: the same run.  The textbook's t and ||a||^2 are checked exactly
@@ -153,7 +153,7 @@ def test_lambda_returns_the_threshold_the_box_computes_after_the_updates(kind):
     """pt11_kernels._lambda returns theta_{t+lambda} from its last round-off guard where that guard
     is at lambda itself (NaN otherwise); the box then uses it in place of dividing again.  It must be
     the box's theta_{t+lambda} = _threshold(t + lambda, ell_{t+lambda}) bit for bit, with ell as
-    _update computes it (ell + 2p + q for one update, ell + 2 lambda p + lambda^2 q for more), and
+    every update computes it (_ell_after) (ell + 2p + q for one update, ell + 2 lambda p + lambda^2 q for more), and
     y_j must fail the test there.  PDM (kind 0, eps) and PFM (kind 1, beta) on random misclassified
     states."""
     from reference.fast import pt11_kernels as K
