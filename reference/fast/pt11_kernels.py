@@ -36,6 +36,8 @@ PDM_KIND, PFM_KIND = 0, 1
 GUARD_STEPS = 64  # reference.states.GUARD_STEPS: unit steps of the round-off guard before doubling (a kernel imports
 # nothing of ours but reference.arithmetic and njit; a test keeps the two equal)
 CONVERGED, BUDGET, NEED_PERMUTATION = 0, 1, 2
+BELOW_ONE = 1.0 - 2.0**-39  # |C| <= B BELOW_ONE: mu_+ < 1 (_pdm_mu_plus_below_one)
+TINY, HUGE = 2.0**-500, 2.0**500
 
 #: The machine's state between calls of :func:`run`, by name: ``istate[T]`` (int64) is t, the
 #: number of updates; then the epochs, the passes, the current run of PDM-succ and the runs done;
@@ -58,6 +60,25 @@ def _threshold(kind, val, t, ell):
 
 
 @njit()
+def _pdm_coefficients(eps, p, q, ell, t):
+    """(A, B, C) of PDM's quadratic A mu^2 + B mu + C = 0, as reference.dynamic_margin.pdm_mu_plus
+    computes them  [PT11 Sec. 4; spec B.9]."""
+    return eps * q, t * q + (2 * eps - 1) * p, t * p - (1 - eps) * ell
+
+
+@njit()
+def _pdm_mu_plus_below_one(eps, p, q, ell, t):
+    """True only where the computed mu_+ of :func:`_mu_plus` lies in [0, 1), so floor(mu_+) + 1 = 1,
+    decided without its square root and division.  For computed B > 0 and C <= 0 (with A >= 0),
+    D = B^2 + 4 A |C| adds two non-negative terms, so sqrt(D) >= B (1 - 2u) and the computed
+    2C / (-B - sqrt(D)) is at most (|C| / B)(1 + 4u) (u = 2^-53): below 1 when |C| <= B (1 - 2^-39),
+    a test whose own product rounds by one u.  B is held in [2^-500, 2^500] so that nothing in that
+    bound underflows or overflows (an overflowing D gives mu_+ = 0, still in [0, 1)); NaN fails it."""
+    A, B, C = _pdm_coefficients(eps, p, q, ell, t)
+    return TINY < B < HUGE and C <= 0 and -C <= B * BELOW_ONE
+
+
+@njit()
 def _mu_plus(kind, val, p, q, ell, t):
     """(defined, mu_+): reference.dynamic_margin.pdm_mu_plus / pfm_mu_plus  [PT11 Sec. 4; E-B3].
 
@@ -66,9 +87,7 @@ def _mu_plus(kind, val, p, q, ell, t):
     ZeroDivisionError there instead, so the denominator is tested first."""
     if kind == PDM_KIND:
         eps = val
-        A = eps * q
-        B = t * q + (2 * eps - 1) * p
-        C = t * p - (1 - eps) * ell
+        A, B, C = _pdm_coefficients(eps, p, q, ell, t)
         D = B * B - 4 * A * C
         root = np.sqrt(D if D > 0 else 0 * D)
         if B > 0:
@@ -123,16 +142,19 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
     room = max_iter - t
     if t == 0:
         return 1, np.nan  # [E-B7] theta_0 = 0 is not (1 - eps) ell_0 / 0
-    ok, mu = _mu_plus(kind, val, p, qj, ell, t)
-    if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
-        return 1, np.nan  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
-    fl = np.floor(mu)
-    if fl + 1 >= room:
-        lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
-    elif fl + 1 < 1:
-        lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
+    if kind == PDM_KIND and _pdm_mu_plus_below_one(val, p, qj, ell, t):
+        lam = 1  # [PT11 Sec. 4] lambda = [mu_+] + 1 = 1: mu_+ in [0, 1), not computed (the common case)
     else:
-        lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
+        ok, mu = _mu_plus(kind, val, p, qj, ell, t)
+        if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
+            return 1, np.nan  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
+        fl = np.floor(mu)
+        if fl + 1 >= room:
+            lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
+        elif fl + 1 < 1:
+            lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
+        else:
+            lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     steps = 0  # [reference _settle] unit steps, then doubling steps and bisection
     while lam > 1 and not _holds_after(kind, val, t, ell, p, qj, lam - 1):  # round-off guard: down
         if steps < GUARD_STEPS:

@@ -175,3 +175,56 @@ def test_lambda_returns_the_threshold_the_box_computes_after_the_updates(kind):
         assert th == K._threshold(kind, val, t + lam, ell_after)
         assert not p + lam * qj <= th  # y_j fails the test after lambda updates
     assert returned > 2000  # the common case
+
+
+def _pdm_states_near_mu_one(rng, n):
+    """(eps, p, q, ell, t) of PDM misclassifications whose mu_+ lies near 1 (ell placed so that
+    |C| is within a few units of 2^-40 of B), at scales from 2^-499 to 2^499, with C = 0 and with A
+    far larger or smaller than B among them."""
+    for _ in range(n):
+        scale = 2.0 ** int(rng.integers(-499, 500))
+        t = int(rng.integers(1, 10**6))
+        eps = float(rng.uniform(0.001, 0.999))
+        q = scale * float(rng.choice([2.0**-60, 1.0, 2.0**60])) * float(rng.uniform(0.5, 2.0))
+        p = -scale * float(rng.uniform(0.0, 2.0)) * t
+        B = t * q + (2 * eps - 1) * p
+        k = int(rng.integers(-8, 9))
+        target = -B * (1.0 - k * 2.0**-40) if rng.uniform() < 0.9 else 0.0  # C = t p - (1 - eps) ell
+        yield eps, p, q, (t * p - target) / (1 - eps), t
+
+
+@needs_numba
+def test_pdm_mu_plus_is_below_one_wherever_the_kernel_skips_it():
+    """pt11_kernels._lambda skips PDM's square root and division where _pdm_mu_plus_below_one says
+    the computed mu_+ lies in [0, 1) (then floor(mu_+) + 1 = 1 and the guards start from 1, as the
+    textbook's).  That must hold for the textbook's own mu_+ (reference.dynamic_margin.pdm_mu_plus,
+    float64) on every state where the test passes, at the boundary |C| = B and at extreme scales; and
+    the test must pass on most of the states away from the boundary (else nothing is skipped)."""
+    from reference.arithmetic import Arithmetic
+    from reference.dynamic_margin import pdm_mu_plus
+    from reference.fast import pt11_kernels as K
+
+    rng = np.random.default_rng(11)
+    skipped = near = 0
+    for eps, p, q, ell, t in _pdm_states_near_mu_one(rng, 20000):
+        if not K._pdm_mu_plus_below_one(eps, p, q, ell, t):
+            continue
+        skipped += 1
+        with np.errstate(all="ignore"):
+            mu = pdm_mu_plus(eps, p, q, ell, t, Arithmetic(None))  # float64
+        assert 0 <= mu < 1, (eps, p, q, ell, t, mu)
+        near += mu > 1 - 2.0**-30
+    assert skipped > 5000 and near > 100, (skipped, near)  # the boundary itself is reached
+    # by hand (t = 1, eps = 1/2, p = -1): q = 1, ell = 4 gives B = 1, C = -3 (mu_+ = 3: not skipped);
+    # q = 4, ell = 2 gives B = 4, C = -2 (mu_+ = 2 / (2 + sqrt 8) < 1: skipped)
+    assert K._pdm_coefficients(0.5, -1.0, 1.0, 4.0, 1) == (0.5, 1.0, -3.0)
+    assert not K._pdm_mu_plus_below_one(0.5, -1.0, 1.0, 4.0, 1) and K._pdm_mu_plus_below_one(0.5, -1.0, 4.0, 2.0, 1)
+    # where mu_+ is not below 1 though |C| <= B (eps = 1/2: B = t q, C = t p - ell / 2), the test
+    # must fail: |C| = B with 4 A |C| lost against B^2 (mu_+ = 1 exactly); a subnormal B (B^2
+    # underflows: mu_+ = 2); B and |C| near overflow (2C overflows: mu_+ is NaN)
+    big = 1.5 * 2.0**1023
+    for state in ((0.5, -1.0, 1.0, 0.0, 2**56), (0.5, -3 * 2.0**-1074, 3 * 2.0**-1074, 0.0, 1),
+                  (0.5, -big * (1 - 2.0**-38), big, 0.0, 1)):
+        with np.errstate(all="ignore"):
+            mu = pdm_mu_plus(*state, Arithmetic(None))
+        assert not 0 <= mu < 1 and not K._pdm_mu_plus_below_one(*state), (state, mu)
