@@ -73,7 +73,10 @@ def _pdm_mu_plus_below_one(eps, p, q, ell, t):
     D = B^2 + 4 A |C| adds two non-negative terms, so sqrt(D) >= B (1 - 2u) and the computed
     2C / (-B - sqrt(D)) is at most (|C| / B)(1 + 4u) (u = 2^-53): below 1 when |C| <= B (1 - 2^-39),
     a test whose own product rounds by one u.  B is held in [2^-500, 2^500] so that nothing in that
-    bound underflows or overflows (an overflowing D gives mu_+ = 0, still in [0, 1)); NaN fails it."""
+    bound underflows or overflows (an overflowing D gives mu_+ = 0, still in [0, 1)); NaN fails it.
+    That also keeps 4A finite, so 4AC is never inf * 0: A = eps q >= 2^1021 needs t q >= 2^1021, and
+    a B = t q + (2 eps - 1) p below 2^500 would then be an exact difference (Sterbenz) of two
+    multiples of 2^968, so 0."""
     A, B, C = _pdm_coefficients(eps, p, q, ell, t)
     return TINY < B < HUGE and C <= 0 and -C <= B * BELOW_ONE
 
@@ -116,8 +119,28 @@ def _ell_after(ell, p, qj, lam):
     one the box computes after the update, bit for bit  [PT11 box; Sec. 4, multiple updates]."""
     if lam == 1:
         return ell + 2 * p + qj  # [PT11 box] ell_{t+1} = ell_t + 2 p_tk + q_k
-    fl = float(lam)  # not lam * lam: int64 overflows for lambda > 3.0e9 (Python's int does not): lambda^2 rounded once
-    return ell + 2.0 * lam * p + fl * fl * qj  # ell <- ell + 2 lambda p + lambda^2 q
+    return ell + 2.0 * lam * p + _square(lam) * qj  # ell <- ell + 2 lambda p + lambda^2 q
+
+
+@njit()
+def _square(n):
+    """lambda^2 as the textbook's float(n * n): the exact square of an int64 n >= 0 rounded once, to
+    nearest-even.  (lam * lam overflows int64 past 3.04e9, and float(n) * float(n) rounds twice past
+    2^53: both gave another ell_t than the textbook's.)"""
+    u = np.uint64(n)
+    if n < 2**32:
+        return float(u * u)  # n^2 < 2^64: the uint64 product is exact, its conversion rounds once
+    h, l = u >> np.uint64(32), u & np.uint64(0xFFFFFFFF)  # n = h 2^32 + l, h < 2^31
+    mid = np.uint64(2) * h * l  # < 2^64
+    lo = l * l + (mid << np.uint64(32))  # n^2 = hi 2^64 + lo, exactly
+    hi = h * h + (mid >> np.uint64(32)) + (np.uint64(1) if lo < l * l else np.uint64(0))
+    k = np.uint64(0)  # the bit length of hi (>= 1: n^2 >= 2^64)
+    while (hi >> k) != np.uint64(0):
+        k += np.uint64(1)
+    top = (hi << (np.uint64(64) - k)) | (lo >> k)  # the leading 64 bits of n^2
+    if (lo & ((np.uint64(1) << k) - np.uint64(1))) != np.uint64(0):
+        top |= np.uint64(1)  # the bits below them, as a sticky bit: converting top rounds as n^2 would
+    return float(top) * 2.0 ** float(k)
 
 
 @njit()
@@ -149,10 +172,10 @@ def _lambda(kind, val, t, ell, p, qj, max_iter):
         if not ok or not mu == mu or mu == np.inf or mu == -np.inf:
             return 1, np.nan  # unbounded (PFM with beta >= ||y_j||), zero denominator or overflow: plain single update
         fl = np.floor(mu)
-        if fl + 1 >= room:
-            lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
-        elif fl + 1 < 1:
+        if fl + 1 < 1:
             lam = 1  # (max(1, .) of the reference; int() of a float below -2^63 is not defined)
+        elif fl >= 2.0**63 or int(fl) + 1 >= room:  # in integers, as the reference's min(., room): not fl + 1 in floats
+            lam = room  # [PT11 Sec. 4] lambda = [mu_+] + 1, capped so that t <= max_iter
         else:
             lam = int(fl) + 1  # [PT11 Sec. 4] lambda = [mu_+] + 1
     steps = 0  # [reference _settle] unit steps, then doubling steps and bisection

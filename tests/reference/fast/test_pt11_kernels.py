@@ -1,4 +1,4 @@
-"""Tests of reference/fast/test_pt11_kernels.py."""
+"""Tests of reference/fast/pt11_kernels.py."""
 
 from __future__ import annotations
 
@@ -228,3 +228,97 @@ def test_pdm_mu_plus_is_below_one_wherever_the_kernel_skips_it():
         with np.errstate(all="ignore"):
             mu = pdm_mu_plus(*state, Arithmetic(None))
         assert not 0 <= mu < 1 and not K._pdm_mu_plus_below_one(*state), (state, mu)
+
+
+@needs_numba
+def test_lambda_squared_is_the_textbooks_rounded_square():
+    """pt11_kernels._square(n) is the textbook's float(n * n) -- Python's exact square, rounded once
+    to nearest-even -- for every int64 n >= 0: at the ends of the uint64 fast path (2^32), past
+    2^53 (where float(n) * float(n) rounds twice) and at the exact ties (n = m 2^j with m odd and
+    m^2 of 54 bits: the discarded bit is a lone 1, so round-half-even decides), with and without a
+    bit below the tie."""
+    from reference.fast import pt11_kernels as K
+
+    rng = np.random.default_rng(5)
+    ns = [0, 1, 2, 3, 3037000499, 3037000500, 2**32 - 1, 2**32, 2**32 + 1, 2**53 - 1, 2**53 + 1, 2**62 + 1, 2**63 - 1]
+    ns += [int(2.0 ** rng.uniform(0, 63)) for _ in range(3000)]
+    for _ in range(1000):
+        m = int(rng.integers(94906267, 2**27)) | 1  # m^2 of 54 bits (94906267^2 > 2^53)
+        j = int(rng.integers(0, 36))
+        ns += [m << j, (m << j) + 1, (m << j) - 1]
+    ties = 0
+    for n in ns:
+        assert K._square(n) == float(n * n), n
+        b = (n * n).bit_length() - 53
+        ties += b > 0 and (n * n) % (1 << b) == 1 << (b - 1)
+    assert ties > 900, ties  # the ties themselves were reached
+
+
+def _textbook_lambda(kind, val, t, ell, p, qj, max_iter):
+    """reference.dynamic_margin._lambda on the state (t, ell_t) and a pattern with p = a_t.y_j, q_j."""
+    from types import SimpleNamespace
+
+    from reference import dynamic_margin as dm
+    from reference.arithmetic import Arithmetic
+
+    pb = SimpleNamespace(max_iter=max_iter, schedule=(val,), q=np.array([qj]), ar=Arithmetic(None),
+                         threshold=(dm.pdm_threshold, dm.pfm_threshold)[kind], mu_plus=(dm.pdm_mu_plus, dm.pfm_mu_plus)[kind])  # fmt: skip
+    return dm._lambda(pb, SimpleNamespace(t=t, ell=ell, run=0), 0, p)
+
+
+def _cap_state():
+    """PDM(eps = 0.3) after a = y_1 = 1 (t = 1, ell = 1) presenting y_2 = 2^-52: mu_+ ~ 2^52, and a
+    budget 3 updates above floor(mu_+) + 1: the cap lambda <= room is decided in integers by the
+    textbook; in floats (floor(mu_+) + 1 >= room, ulp 2 there) it moved the guards' start and they settled elsewhere."""
+    from reference.arithmetic import Arithmetic
+    from reference.dynamic_margin import pdm_mu_plus
+
+    s = 2.0**-52
+    fl = int(np.floor(pdm_mu_plus(0.3, s, s * s, 1.0, 1, Arithmetic(None))))
+    return 0, 0.3, 1, 1.0, s, s * s, fl + 4
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "state",
+    [
+        # PFM(beta = 1/2), q_j = 1/4 + 2^-54: q_j - beta^2 = 2^-54, so the test p + n q <= beta ||a_t + n y_j||
+        # is decided by round-off over some 2^27 n around mu_+ = 8.05e7: the guards' start decides where they settle
+        (1, 0.5, 1, 1.0, 0.4, 0.25 + 2.0**-54, 10**12),
+        # PDM(eps = 2^-54): 1 - eps rounds to 1, and p = q = ell = t = 1 keep the test an equality
+        # (1 + n <= (1 + n)^2 / (1 + n)) until (1 + n)^2 rounds, past 2^26.5; lambda ~ 2^60 needs
+        # lambda^2 rounded once (_square), as the textbook's float(n * n)
+        (0, 2.0**-54, 1, 1.0, 1.0, 1.0, 2**60),
+        (0, 2.0**-54, 1, 1.0, 1.0, 1.0, 2**62),
+        _cap_state(),
+        # no finite mu_+ (plain single update, no guards): PFM with beta >= ||y_j||; PDM's mu_+ NaN
+        # (2C overflows) and +inf ((-B + sqrt D) / 2A with 2A = 2e-310)
+        (1, 2.0, 1, 1.0, 0.5, 1.0, 10**6),
+        (0, 0.5, 1, 0.0, -1.5 * 2.0**1023 * (1 - 2.0**-38), 1.5 * 2.0**1023, 10**6),
+        (0, 1e-300, 1, 2.0, 1.0, 1e-10, 10**6),
+    ],
+)
+def test_lambda_is_the_textbooks_where_round_off_decides_the_test(state):
+    """pt11_kernels._lambda's lambda is the textbook's (reference.dynamic_margin._lambda) on states
+    where the test after n updates flips with round-off over a wide range of n -- there lambda
+    depends on where the round-off guards start (floor(mu_+) + 1, the cap at the budget, or 1 from
+    the below-one shortcut of PDM only) and on ell_{t+n} to the last bit -- and where mu_+ is not finite."""
+    from reference.fast import pt11_kernels as K
+
+    kind, val, t, ell, p, qj, max_iter = state
+    with np.errstate(all="ignore"):
+        expected = _textbook_lambda(*state)
+    assert int(K._lambda(kind, val, t, ell, p, qj, max_iter)[0]) == expected, state
+
+
+@needs_numba
+def test_pdm_multiple_update_beyond_2_53_agrees():
+    """X = (1), y = 1, no bias, PDM(eps = 2^-54) with multiple updates and a budget of 2^60: after
+    a = y_1 the pattern is presented again with the test an equality until (1 + n)^2 rounds, and
+    one multiple update of about 2^60 ends the run.  The kernel squared lambda as float(lambda)^2,
+    rounded twice past 2^53, and stopped at t = 576,460,752,303,423,553 where the textbook stops at
+    1,152,921,495,883,727,170; now both engines make the same run."""
+    X, y = np.array([[1.0]]), np.array([1])
+    a, b = _both(reference.pdm, X, y, 2.0**-54, rho=None, multiple_updates=True, max_iter=2**60)
+    _pt11_same(a, b)
+    assert b.status == reference.SEPARATOR and b.iterations > 2**59
