@@ -235,12 +235,13 @@ def test_lambda_squared_is_the_textbooks_rounded_square():
     """pt11_kernels._square(n) is the textbook's float(n * n) -- Python's exact square, rounded once
     to nearest-even -- for every int64 n >= 0: at the ends of the uint64 fast path (2^32), past
     2^53 (where float(n) * float(n) rounds twice) and at the exact ties (n = m 2^j with m odd and
-    m^2 of 54 bits: the discarded bit is a lone 1, so round-half-even decides), with and without a
-    bit below the tie."""
+    m^2 of 54 bits: the discarded bit is a lone 1, so round-half-even decides), next to them, and
+    where only bits below the leading 64 break a tie."""
     from reference.fast import pt11_kernels as K
 
     rng = np.random.default_rng(5)
     ns = [0, 1, 2, 3, 3037000499, 3037000500, 2**32 - 1, 2**32, 2**32 + 1, 2**53 - 1, 2**53 + 1, 2**62 + 1, 2**63 - 1]
+    ns += [2**54 + 1]  # (2^54 + 1)^2 = 2^108 + 2^55 + 1: a tie at 53 bits that only its last bit breaks
     ns += [int(2.0 ** rng.uniform(0, 63)) for _ in range(3000)]
     for _ in range(1000):
         m = int(rng.integers(94906267, 2**27)) | 1  # m^2 of 54 bits (94906267^2 > 2^53)
@@ -252,6 +253,18 @@ def test_lambda_squared_is_the_textbooks_rounded_square():
         b = (n * n).bit_length() - 53
         ties += b > 0 and (n * n) % (1 << b) == 1 << (b - 1)
     assert ties > 900, ties  # the ties themselves were reached
+    # even n whose square's leading 64 bits end in a tie with bits below them set: only those bits
+    # (the sticky bit) tell the rounding up from the tie's round-half-even
+    decided_below, drawn = 0, 0
+    while decided_below < 20 and drawn < 10**6:
+        n = int(rng.integers(2**32, 2**63 - 1)) & ~1
+        drawn += 1
+        k = (n * n).bit_length() - 64
+        top = (n * n) >> k
+        if top & 0x7FF == 0x400 and (n * n) & ((1 << k) - 1):
+            assert K._square(n) == float(n * n), n
+            decided_below += float(top << k) != float(n * n)
+    assert decided_below == 20, (decided_below, drawn)
 
 
 def _textbook_lambda(kind, val, t, ell, p, qj, max_iter):
@@ -283,13 +296,19 @@ def _cap_state():
     "state",
     [
         # PFM(beta = 1/2), q_j = 1/4 + 2^-54: q_j - beta^2 = 2^-54, so the test p + n q <= beta ||a_t + n y_j||
-        # is decided by round-off over some 2^27 n around mu_+ = 8.05e7: the guards' start decides where they settle
+        # is decided by round-off over some 2^25 n around mu_+ = 8.05e7: the guards' start decides where they settle
         (1, 0.5, 1, 1.0, 0.4, 0.25 + 2.0**-54, 10**12),
         # PDM(eps = 2^-54): 1 - eps rounds to 1, and p = q = ell = t = 1 keep the test an equality
         # (1 + n <= (1 + n)^2 / (1 + n)) until (1 + n)^2 rounds, past 2^26.5; lambda ~ 2^60 needs
         # lambda^2 rounded once (_square), as the textbook's float(n * n)
         (0, 2.0**-54, 1, 1.0, 1.0, 1.0, 2**60),
         (0, 2.0**-54, 1, 1.0, 1.0, 1.0, 2**62),
+        # the same with ell_t = 1 + 2^-52 (mu_+ = 1.24: the guards start at 2) and 1 - 2^-53 (mu_+ = -2:
+        # they start at max(1, -1) = 1); the test still an equality from n = 1 on
+        (0, 2.0**-54, 1, 1.0 + 2.0**-52, 1.0, 1.0, 2**60),
+        (0, 2.0**-54, 1, 1.0 - 2.0**-53, 1.0, 1.0, 2**60),
+        # p just above theta_t: mu_+ = -0.001, lambda = max(1, floor(mu_+) + 1 = 0) = 1
+        (0, 0.5, 1, 1.0, 0.5 + 2.0**-10, 1.0, 100),
         _cap_state(),
         # no finite mu_+ (plain single update, no guards): PFM with beta >= ||y_j||; PDM's mu_+ NaN
         # (2C overflows) and +inf ((-B + sqrt D) / 2A with 2A = 2e-310)
@@ -322,3 +341,34 @@ def test_pdm_multiple_update_beyond_2_53_agrees():
     a, b = _both(reference.pdm, X, y, 2.0**-54, rho=None, multiple_updates=True, max_iter=2**60)
     _pt11_same(a, b)
     assert b.status == reference.SEPARATOR and b.iterations > 2**59
+
+
+@needs_numba
+@pytest.mark.parametrize("bias", [False, True])
+def test_unverified_update_moves_a_by_y_j_and_stays_inside_its_arrays(bias):
+    """pt11_kernels.unverified_update (one update with y_j = l_j [x_j, rho, Delta e_j] after a
+    separator that did not verify) adds y_j to a: to a_x, and to a_r and a_D only where the patterns
+    have them (empty arrays without bias / Delta, which it must not touch: compiled here with bounds
+    checks); t + 1, ell + 2 p + q_j, and theta_{t+1} = (1 - eps) ell_{t+1} / (t + 1) for PDM."""
+    import numba
+
+    from reference.fast import pt11_kernels as K
+
+    update = numba.njit(boundscheck=True)(K.unverified_update.py_func)
+    data, indices, indptr = np.array([1.0, 2.0, 0.5]), np.array([0, 2, 1]), np.array([0, 2, 3])  # x_0 = (1, 0, 2), x_1 = (0, 0.5, 0)
+    labels = np.array([1.0, -1.0])
+    rho, Delta = (0.5, 2.0) if bias else (0.0, 0.0)
+    q = np.array([5.0, 0.25]) + rho * rho + Delta * Delta
+    a_x, a_r, a_D = np.array([1.0, 1.0, 1.0]), np.full(1 if bias else 0, 0.25), np.full(2 if bias else 0, 0.5)
+    fstate, istate = np.array([4.0, 0.0]), np.array([3, 0, 0, 0, 0], dtype=np.int64)
+    p = -0.5
+    update(data, indices, indptr, labels, q, rho, Delta, K.PDM_KIND, np.array([0.25]), a_x, a_r, a_D, fstate, istate, 1, p)
+    assert a_x.tolist() == [1.0, 0.5, 1.0]  # a_x - x_1
+    assert a_r.tolist() == ([0.25 - 0.5] if bias else []) and a_D.tolist() == ([0.5, 0.5 - 2.0] if bias else [])
+    ell = 4.0 + 2 * p + q[1]
+    assert istate.tolist() == [4, 0, 0, 0, 0] and fstate.tolist() == [ell, 0.75 * ell / 4]
+    if bias:  # a single pattern: a_D of length 1
+        a_D = np.array([0.5])
+        update(data[:2], indices[:2], indptr[:2], labels[:1], q[:1], rho, Delta, K.PDM_KIND, np.array([0.25]),
+               a_x, a_r, a_D, fstate, istate, 0, p)  # fmt: skip
+        assert a_D.tolist() == [0.5 + 2.0] and a_x.tolist() == [2.0, 0.5, 3.0] and istate[0] == 5
