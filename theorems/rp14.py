@@ -39,7 +39,7 @@ import reference
 from reference import smoothed as _smoothed  # the textbook von Neumann algorithms the checks run by default:
 from reference import von_neumann as _von_neumann  # the steps of reference.nvn / snkpvn / isnkpvn, without the
 # public functions' up-front refusal of accuracies below the round-off floor (Lemma 9 reads traces at 1e-8)
-from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic
+from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, g_norm_upper
 from reference.smoothed import loss as _loss
 from reference.smoothed import smoothed_loss, smoothed_loss_q
 
@@ -181,22 +181,27 @@ def _run(inst: Instance, key: str, fn: Callable[[], object], injected: bool):
 # -- the witness set W and dist(q, W) --------------------------------------------------------------
 
 
-def witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float = 1e-9, iters: Sequence[int] = (200, 3000, 20000)) -> Tuple[float, Optional[np.ndarray], dict]:
+def witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float = 1e-9, cut: Optional[float] = None,
+                     iters: Sequence[int] = (200, 3000, 20000)) -> Tuple[float, Optional[np.ndarray], dict]:
     """dist(q, W); see :func:`_witness_distance` (retried with more Dykstra rounds until the KKT
-    conditions verify)."""
+    conditions verify).  ``cut``: an absolute eigenvalue threshold for range(G) in place of
+    ``rank_tol`` (e.g. :func:`reference.margins.span_cut`, so that W is the witness set of the
+    K_r that ``margin(..., of='span')`` decides about)."""
     out = None
     for it in iters:
-        out = _witness_distance(G, q, rank_tol=rank_tol, iters=it)
+        out = _witness_distance(G, q, rank_tol=rank_tol, cut=cut, iters=it)
         if out[2].get("certified"):
             return out
     return out
 
 
-def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: int) -> Tuple[float, Optional[np.ndarray], dict]:
+def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: int,
+                      cut: Optional[float] = None) -> Tuple[float, Optional[np.ndarray], dict]:
     """dist(q, W) = min ||q - w||_2 over the witness set W = {w in Delta_n : ||w||_G = 0}.
 
     Since G is PSD, ||w||_G = 0 iff G w = 0 iff V^T w = 0 for V an orthonormal basis of range(G)
-    (eigenvectors with eigenvalue > ``rank_tol`` * n * max(1, lambda_max)).  So W is the polytope
+    (eigenvectors with eigenvalue > ``rank_tol`` * n * max(1, lambda_max), or > ``cut`` when
+    given).  So W is the polytope
     {w >= 0, A w = b} with A = [1^T; V^T], b = e_1, and dist(q, W) is the Euclidean projection of
     q onto it, a strictly convex QP.  Solver:
 
@@ -219,7 +224,7 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
     q = np.asarray(q, dtype=np.float64)
     n = G.shape[0]
     lam, U = np.linalg.eigh((G + G.T) / 2)
-    thr = rank_tol * n * max(1.0, float(lam[-1]))
+    thr = rank_tol * n * max(1.0, float(lam[-1])) if cut is None else float(cut)
     V = U[:, lam > thr]
     A = np.vstack([np.ones((1, n)), V.T])
     b = np.zeros(A.shape[0])
@@ -267,7 +272,8 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
     if kkt > 1e-10:  # fall back to the Dykstra point, with its own residual
         w = x
         kkt = float(np.linalg.norm(A @ x - b))
-    return float(np.linalg.norm(q - w)), w, {"certified": kkt <= 1e-10, "kkt": float(kkt), "rank": int(V.shape[1])}
+    return float(np.linalg.norm(q - w)), w, {"certified": kkt <= 1e-10, "kkt": float(kkt), "rank": int(V.shape[1]),
+                                             "lambda_max": float(lam[-1])}
 
 
 # -- exact Gordan (Lemma 6) -------------------------------------------------------------------------
@@ -924,13 +930,29 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
         # never both: ||p||_G >= rho_K > 0 on the simplex (Lemma 3) -- checked in RP14.lemma3
         return _verdict("RP14.theorem2", ok, lo**2, mn, inst, case="feasible", rho_K2=r2, kind="bound",
                         clause="feasible: rho_K^2 <= min_i (G p*)_i")
+    if feas is None:
+        return None  # the margin decided neither case: no claim to check
+    # Infeasible.  The margin's verdict is about K_r, G restricted to its numerical span
+    # (of='span': eigenvalues above span_cut): Theorem 2 then gives w in the simplex with
+    # ||w||_{G_r} = 0, i.e. V_r^T w = 0, which is what W is with that cut.  On G as stored,
+    # ||w||_G^2 <= lambda_max ||V_r^T w||^2 + (discarded eigenvalues + eigensolver backward
+    # error) ||w||_2^2 <= lambda_max r kkt^2 + 3 cut ||w||_2^2 (discarded <= cut; the backward
+    # error, ~n eps lambda_max, is far below the cut's n 1000 eps lambda_max): the allowance.
+    # A witness that only approximately lies in W, or a G_r whose hull misses 0, exceeds it.
     p = np.asarray(m.p, float) if m.p is not None else None
-    dist, w, info = witness_distance(G, np.full(n, 1.0 / n))
-    eta = reference.g_norm(G, w) if w is not None else math.inf
-    ok = (w is not None and eta <= 1e-7 and float(np.min(w)) >= -1e-9 and abs(float(np.sum(w)) - 1) <= 1e-9)
-    return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=1e-7,
-                    clause="infeasible: a witness p with ||p||_G = 0",
-                    witness_norm=eta, margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=info.get("kkt"))
+    cut = reference.margins.span_cut(n, float(np.linalg.eigvalsh(G)[-1]))
+    dist, w, info = witness_distance(G, np.full(n, 1.0 / n), cut=cut)
+    if w is None:
+        return _verdict("RP14.theorem2", False, math.inf, 0.0, inst, sl=math.nan, case="infeasible",
+                        clause="infeasible: a witness p with ||p||_G = 0", reason=info.get("reason"))
+    eta = float(g_norm_upper(G, w, AR))  # rigorous upper bound on ||w||_G
+    kkt, r = float(info["kkt"]), int(info["rank"])
+    allowance = math.sqrt(3 * cut * float(w @ w) + max(info["lambda_max"], 0.0) * r * kkt**2)
+    ok = eta <= allowance and float(np.min(w)) >= -1e-9 and abs(float(np.sum(w)) - 1) <= 1e-9
+    return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=allowance,
+                    clause="infeasible: a witness p with ||p||_G = 0 (on G's numerical span)",
+                    witness_norm=eta, margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=kkt,
+                    rank=r, cut=cut)
 
 
 @register(

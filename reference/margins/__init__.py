@@ -28,6 +28,7 @@ from .data_bounds import certified_lower, certified_upper
 from .data_driver import DataMargin, margin_from_data
 from .data_search import gordan_certificate
 from .driver import DEFAULT_MAX_SUBSETS, Margin, margin
+from .facets import span_cut
 from .search import DEFAULT_MAX_ITER, MinNormPoint, min_norm_point
 
 __all__ = [
@@ -43,5 +44,6 @@ __all__ = [
     "margin",
     "margin_from_data",
     "min_norm_point",
+    "span_cut",
     "upper_bound",
 ]

@@ -2,9 +2,9 @@
 
 The margin of an infeasible K is -delta_max^rel, the distance from the origin to the nearest
 facet of conv{z_i} in span coordinates [spec E-A3].  This module computes the geometry:
-:func:`_span_coordinates` (points z_i in R^r with z_i . z_j = K_ij), :func:`_hyperplanes` (the
-supporting hyperplanes through r-subsets, batched SVD) and :func:`_enumerate_facets` (all
-r-subsets).  Its answers are float64 estimates: the driver takes the complete enumeration's
+:func:`span_cut` (the eigenvalue cut of the numerical span), :func:`_span_coordinates` (points
+z_i in R^r with z_i . z_j = K_ij), :func:`_hyperplanes` (the supporting hyperplanes through
+r-subsets, batched SVD) and :func:`_enumerate_facets` (all r-subsets).  Its answers are float64 estimates: the driver takes the complete enumeration's
 best facet as ``upper = -delta_max`` only with the round-off allowance of
 :func:`reference.margins.bounds._facet_allowance`, and the facet normal only as a witness that
 :mod:`.bounds` evaluates.  (The local search used when enumeration is too expensive lives in
@@ -20,6 +20,16 @@ import numpy as np
 from ..arithmetic import MACHINE_EPS
 
 
+def span_cut(n: int, s_max: float) -> float:
+    """The numerical span's eigenvalue cut: n 1000 eps max(s_max, 0), eps = 2^-52.
+
+    Eigenvalues strictly above it span K_r, the object of ``margin(K, of='span')``; those at or
+    below it are taken as round-off (the cut sits ~1000 times above the backward error of a
+    symmetric eigensolver, n eps max eig).
+    """
+    return max(float(s_max), 0.0) * (n * 1e3 * MACHINE_EPS)
+
+
 def _span_coordinates(Kf: np.ndarray):
     """Points z_i in R^r with z_i . z_j = K_ij (r = numerical rank), and the map alpha(f).
 
@@ -31,8 +41,7 @@ def _span_coordinates(Kf: np.ndarray):
     """
     s, V = np.linalg.eigh(Kf)
     n = Kf.shape[0]
-    tol = max(s[-1], 0.0) * (n * 1e3 * MACHINE_EPS)
-    keep = s > tol
+    keep = s > span_cut(n, s[-1])
     s_r, V_r = s[keep], V[:, keep]
     return V_r * np.sqrt(s_r), V_r, s_r
 

@@ -209,6 +209,19 @@ def test_theorem2_can_fail():
     assert not rp14.check_theorem2(inst).holds
 
 
+def test_theorem2_rejects_an_infeasible_verdict_on_separable_data():
+    """A margin that calls separable data infeasible: G has no witness (W is empty), so the
+    infeasible clause fails."""
+    inst = _fake_margin(planted_separable(3, 3, 5, 0.3, seed=1), feasible=False)
+    v = rp14.check_theorem2(inst)
+    assert v is not None and not v.holds and v.details["case"] == "infeasible"
+
+
+def test_theorem2_judges_no_case_when_the_margin_is_undecided():
+    inst = _fake_margin(planted_infeasible("random", 2, seed=1, m=5), feasible=None)
+    assert rp14.check_theorem2(inst) is None
+
+
 def test_nvn_can_fail():
     assert not rp14.check_nvn(planted_infeasible("random", 2, seed=1, m=5), algorithm=_nvn_argmax).holds
 

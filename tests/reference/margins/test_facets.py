@@ -105,6 +105,20 @@ def test_hyperplanes_normal_cut_is_strict(monkeypatch, above):
         assert b[0] == -1.0 / np.nextafter(1e-12, np.inf)
 
 
+def test_span_cut_is_n_1000_eps_times_the_largest_eigenvalue_and_zero_for_a_nonpositive_one():
+    assert facets.span_cut(10, 4.0) == 10 * 1e3 * EPS * 4.0
+    assert facets.span_cut(3, 2.0**10) == 3 * 1e3 * EPS * 2.0**10
+    assert facets.span_cut(7, 0.0) == 0.0 and facets.span_cut(7, -1e-17) == 0.0
+
+
+def test_span_coordinates_keep_exactly_the_eigenvalues_strictly_above_the_cut():
+    """diag(1, c, 2c) with c the cut of n = 3, lambda_max = 1 (an exact float): c itself is
+    dropped (the cut is strict), 2c kept."""
+    c = facets.span_cut(3, 1.0)
+    Z, V_r, s_r = facets._span_coordinates(np.diag([1.0, c, 2 * c]))
+    assert sorted(s_r.tolist()) == [2 * c, 1.0] and Z.shape == (3, 2)
+
+
 @pytest.mark.parametrize("n, d, seed", [(6, 2, 0), (9, 3, 1), (12, 2, 2), (5, 4, 3)])
 def test_span_coordinates_have_the_rank_of_the_data(n, d, seed):
     """A float Gram of n points of R^d (d < n) has round-off eigenvalues ~1e-16 besides the d real
