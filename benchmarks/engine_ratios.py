@@ -14,9 +14,11 @@ times move between runs, ratios much less.
    plain PDM, and its time over the floors of its own visit sequence (recorded by
    ``pt11_kernels.run_recorded``): a bare compiled loop replaying the visits (each one a dot
    product and the recorded updates) with the rows (a) read in place, (b) read from one
-   contiguous block per set, gathered beforehand (the memory-order floor), and (c) like (b) plus
-   the box's own arithmetic per update (lambda with its guards, theta).  Target <= 1.2 over the
-   floor, >= 2x faster than before the sets were read in memory order.
+   contiguous block per set, gathered beforehand (the memory-order floor), (c) like (b) but each
+   update decided by the box's test p <= theta, theta recomputed after it (lambda still from the
+   record), and (d) like (c) plus the box's own lambda with its round-off guards.  (c) and (d)
+   must follow the run's trajectory: their update counts are checked against it.  Target <= 1.2
+   over the floor (b), >= 2x faster than before the sets were read in memory order.
 3. **snkp** -- seconds per SNKP step (difference of two budgets: set-up and verification cancel)
    over the seconds of one G-product, on three instances: a dense G, n = 2000, where the softmax
    p stays dense (Gaussian points, random labels: not separable); a dense G, n = 2000, where it
@@ -174,11 +176,18 @@ def replay_in_place(data, indices, indptr, labels, q, rho, Delta, rec_j, rec_lam
     return ell
 
 
+RECORDED, DECIDED, BOX = 0, 1, 2  # replay_blocks' modes
+
+
 @numba.njit(cache=True)
-def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho, Delta, rec_lam, d, m, eps, box):
+def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho, Delta, rec_lam, d, m, eps, mode):
     """The recorded visits, every pass reading its set's rows from a contiguous block (gathered
-    beforehand, not timed).  ``box``: also the box's arithmetic per update -- lambda with its
-    round-off guards (pt11_kernels._lambda) and theta -- in place of the recorded lambda."""
+    beforehand, not timed).  ``mode``: RECORDED, each visit updates as recorded (the decision and
+    lambda known in advance); DECIDED, the update decided by the box's test p <= theta as the run
+    decides it, theta = eps_bar ell / t after each update, lambda from the record; BOX, also lambda
+    by the box's arithmetic (pt11_kernels._lambda with its round-off guards; single updates in the
+    first epoch, plain PDM's warm-up).  Returns t, the updates made: in the modes that decide,
+    the run's own only if the replay followed its trajectory."""
     a_x, a_D = np.zeros(d), np.zeros(m)
     a_r, ell, theta = 0.0, 0.0, 0.0
     t = 0
@@ -194,8 +203,13 @@ def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho,
             p = lj * (s + rho * a_r + Delta * a_D[j])
             lam = rec_lam[v]
             v += 1
-            if box and lam > 0 and t > 0:
-                lam = pt11_kernels._lambda(0, eps, t, ell, p, bq[r], 1 << 62)[0]
+            if mode != RECORDED:
+                if not p <= theta:
+                    lam = 0
+                elif mode == BOX and i > 0:
+                    lam = pt11_kernels._lambda(0, eps, t, ell, p, bq[r], 1 << 62)[0]
+                elif mode == BOX:
+                    lam = 1
             if lam > 0:
                 for jj in range(bptr[r], bptr[r + 1]):
                     a_x[bind[jj]] += lam * (bdata[jj] * lj)
@@ -203,9 +217,9 @@ def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho,
                 a_D[j] += lam * (Delta * lj)
                 ell += 2.0 * lam * p + float(lam) * float(lam) * bq[r]
                 t += lam
-                if box:
+                if mode != RECORDED:
                     theta = pt11_kernels._threshold(0, eps, t, ell)
-    return ell + theta
+    return t
 
 
 def _blocks(P, labels, q, rec_j, passes):
@@ -238,18 +252,21 @@ def sec4_ratios(X, y, eps: float, repeats: int, plain_seconds=None) -> dict:
     assert int(rec_lam.sum()) == res.iterations, "the recorded updates are not the run's"
     blk = _blocks(P, labels, q, rec_j, passes)
     replay_in_place(P.data, P.indices, P.indptr, labels, q, 1.0, 1.0, rec_j[:1], rec_lam[:1], d, m)  # compile
-    replay_blocks(*blk[:6], blk[6][:1], blk[7], 1.0, 1.0, rec_lam, d, m, eps, True)
+    replay_blocks(*blk[:6], blk[6][:1], blk[7], 1.0, 1.0, rec_lam, d, m, eps, BOX)  # compile
     med, outs = _median_rounds({
         "sec4": lambda: reference.pdm(X, y, eps, Delta=1.0, max_iter=10**10, active_sets=True, multiple_updates=True, engine="fast"),
         "floor_in_place": lambda: replay_in_place(P.data, P.indices, P.indptr, labels, q, 1.0, 1.0, rec_j, rec_lam, d, m),
-        "floor_memory_order": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, False),
-        "floor_with_box_arithmetic": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, True),
+        "floor_memory_order": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, RECORDED),
+        "floor_deciding": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, DECIDED),
+        "floor_with_box_arithmetic": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, BOX),
     }, repeats)  # fmt: skip
     run = outs["sec4"]
     assert run.iterations == res.iterations and np.array_equal(run.w, res.w), "recording changed the run"
+    for k in ("floor_memory_order", "floor_deciding", "floor_with_box_arithmetic"):
+        assert outs[k] == res.iterations, f"{k}: the replay left the run's trajectory"
     out = {"updates": run.iterations, "epochs": run.info["epochs"], "passes": run.info["passes"], "visits": int(rec_j.size),
            "update_visits": int(np.count_nonzero(rec_lam)), "distinct_sets": int(blk[7].size - 1), "seconds": med["sec4"]}  # fmt: skip
-    for k in ("floor_in_place", "floor_memory_order", "floor_with_box_arithmetic"):
+    for k in ("floor_in_place", "floor_memory_order", "floor_deciding", "floor_with_box_arithmetic"):
         out[k + "_seconds"] = med[k]
         out["ratio_over_" + k] = med["sec4"] / med[k]
     if plain_seconds is not None:
@@ -399,6 +416,7 @@ def _print(r: dict, quick: bool) -> None:
         print(f"2. {tag} Sec. 4 ({s['updates']} updates, {s['epochs']} epochs, {s['visits']} visits, {s['distinct_sets']} sets): "
               f"{s['seconds']:.2f} s{speed}")  # fmt: skip
         for k, what in (("floor_in_place", "rows in place"), ("floor_memory_order", "rows in memory order"),
+                        ("floor_deciding", "memory order, deciding p <= theta"),
                         ("floor_with_box_arithmetic", "memory order + lambda/theta")):  # fmt: skip
             print(f"     over its replay floor, {what}: {s[k + '_seconds']:.2f} s -> {s['ratio_over_' + k]:.2f}")
     if "snkp" in r:

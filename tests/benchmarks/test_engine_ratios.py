@@ -28,13 +28,15 @@ def _script():
 @pytest.mark.skipif(DATA is None or not (DATA / "a9a" / "a9a.gz").exists(), reason="a9a not found ($MARGINS_DATA or ../shared/data)")
 def test_the_quick_run_measures_every_part_it_is_asked_for(tmp_path, capsys):
     """A part that raises (an argument the library now refuses, a floor loop that is no longer the
-    algorithm) fails here instead of in the full run; each ratio is a positive finite number."""
+    algorithm, a replay that decides the updates and leaves the run's trajectory) fails here instead
+    of in the full run; each ratio is a positive finite number."""
     out = tmp_path / "ratios.json"
     args = ["--quick", "--repeats", "1", "--data-dir", str(DATA), "--json", str(out), "--only", "pdm", "sec4", "snkpvn"]
     assert _script().main(args) == 0
     res = json.loads(out.read_text())
     assert 0 < res["sec4"]["update_visits"] <= res["sec4"]["visits"]  # the script checks the floors replay these
     ratios = [res["pdm"]["ratio_plain_over_floor"], res["snkpvn"]["a9a_operator"]["ratio_step_over_product"]]
-    ratios += [res["sec4"]["ratio_over_" + k] for k in ("floor_in_place", "floor_memory_order", "floor_with_box_arithmetic")]
+    ratios += [res["sec4"]["ratio_over_" + k] for k in ("floor_in_place", "floor_memory_order", "floor_deciding",
+                                                                 "floor_with_box_arithmetic")]
     assert all(0 < r < float("inf") for r in ratios), ratios
     assert "Sec. 4" in capsys.readouterr().out
