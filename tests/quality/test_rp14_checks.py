@@ -217,6 +217,55 @@ def test_theorem2_rejects_an_infeasible_verdict_on_separable_data():
     assert v is not None and not v.holds and v.details["case"] == "infeasible"
 
 
+def _three_points_on_a_line():
+    """z = (1, -1, 1) in R^1: infeasible (0 = (z_1 + z_2) / 2), G = z z^T with lambda_max = 3, and
+    every w with w_1 - w_2 + w_3 = 0 has ||w||_G = 0 exactly (dyadic w: exact arithmetic)."""
+    return Instance("line(1,-1,1)", np.array([[1.0], [-1.0], [1.0]]), np.array([1, 1, 1]))
+
+
+def _theorem2_with_witness(monkeypatch, w, kkt=0.0):
+    """check_theorem2 on the three points, the witness solver replaced by one returning ``w`` (and
+    reporting ``kkt`` as its residual)."""
+    inst = _three_points_on_a_line()
+    assert inst.margin_G.feasible is False
+    info = {"certified": kkt <= rp14.WITNESS_KKT, "kkt": kkt, "rank": 1, "lambda_max": 3.0}
+    monkeypatch.setattr(rp14, "witness_distance", lambda G, q, **kw: (0.0, np.asarray(w, float), info))
+    return rp14.check_theorem2(inst)
+
+
+@pytest.mark.parametrize("s, holds", [(2.0**-34, True), (2.0**-30, False)])
+def test_theorem2_grants_a_negative_weight_only_the_solvers_certification_level(monkeypatch, s, holds):
+    """w = (1/2 + s, 1/2, -s): ||w||_G = 0 and 1^T w = 1 exactly, one weight -s.  Inside the level
+    1e-10 (s = 5.8e-11) the witness stands; beyond it (9.3e-10) it is not a point of the simplex."""
+    v = _theorem2_with_witness(monkeypatch, [0.5 + s, 0.5, -s])
+    assert v.lhs <= v.allowance and v.holds is holds, v  # lhs: a rigorous upper bound on 0
+
+
+@pytest.mark.parametrize("s, holds", [(2.0**-35, True), (2.0**-32, False)])
+def test_theorem2_grants_a_sum_off_one_only_the_solvers_certification_level(monkeypatch, s, holds):
+    """w = (1/2 + s, 1/2 + s, 0): ||w||_G = 0 exactly, 1^T w = 1 + 2s (5.8e-11 inside, 4.7e-10 beyond)."""
+    v = _theorem2_with_witness(monkeypatch, [0.5 + s, 0.5 + s, 0.0])
+    assert v.lhs <= v.allowance and v.holds is holds, v
+
+
+def test_theorem2_rejects_a_simplex_point_of_nonzero_norm(monkeypatch):
+    """w = e_1 lies on the simplex, ||e_1||_G = 1: not a witness."""
+    v = _theorem2_with_witness(monkeypatch, [1.0, 0.0, 0.0])
+    assert not v.holds and v.lhs >= 1, v
+
+
+def test_theorem2_rejects_the_zero_vector(monkeypatch):
+    """w = 0 has ||w||_G = 0 but is not a point of the simplex (1^T w = 0)."""
+    assert not _theorem2_with_witness(monkeypatch, [0.0, 0.0, 0.0]).holds
+
+
+def test_theorem2_does_not_grant_a_witness_the_residual_its_solver_reports(monkeypatch):
+    """w = (1/2 + 2^-14, 1/2 - 2^-14, 0), ||w||_G = 2^-13 = 1.2e-4, from a solver that reports a
+    residual of 1e-3 (an allowance scaled by it would be ~1.7e-3 and let w through)."""
+    v = _theorem2_with_witness(monkeypatch, [0.5 + 2.0**-14, 0.5 - 2.0**-14, 0.0], kkt=1e-3)
+    assert not v.holds and v.lhs >= 2.0**-13 > 50 * v.allowance, v
+
+
 def test_theorem2_judges_no_case_when_the_margin_is_undecided():
     inst = _fake_margin(planted_infeasible("random", 2, seed=1, m=5), feasible=None)
     assert rp14.check_theorem2(inst) is None

@@ -249,6 +249,25 @@ def test_statement_holds_sweep(cid, data):
         assert v.holds, f"{v} | {v.details}"
 
 
+@pytest.mark.parametrize(
+    "kwargs, W",
+    [
+        ({}, [0.0, 1.0]),  # cut 1e-9 n max(1, lambda_max) = 8e-9 > 4e-9: rank 1, W = {e_2}
+        ({"cut": 5e-9}, [0.0, 1.0]),  # an explicit cut above 4e-9: the same
+        ({"cut": 1e-9}, None),  # below it: rank 2, W empty
+    ],
+)
+def test_witness_distance_keeps_the_eigenvalues_above_its_cut(kwargs, W):
+    """G = diag(4, 4e-9) (exact eigenvalues): dist(1_2/2, W) is 1/sqrt(2) when the small
+    eigenvalue is cut, infinite when it is kept."""
+    dist, w, info = rp14.witness_distance(np.diag([4.0, 4e-9]), np.full(2, 0.5), **kwargs)
+    if W is None:
+        assert w is None and dist == math.inf
+    else:
+        assert info["rank"] == 1 and info["certified"]
+        assert np.allclose(w, W, atol=1e-12) and dist == pytest.approx(math.sqrt(0.5), rel=1e-9)
+
+
 def test_theorem2_on_a_gaussian_gram_whose_margin_is_below_float64_resolution():
     """Ten points of R^1 under a Gaussian kernel: G is positive definite in exact arithmetic (so
     the instance is feasible), but five eigenvalues lie below 1e-11 (the smallest real one,

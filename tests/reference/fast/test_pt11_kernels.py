@@ -291,6 +291,26 @@ def _cap_state():
     return 0, 0.3, 1, 1.0, s, s * s, fl + 4
 
 
+def _flicker_at_cap_state():
+    """The PFM state below with p = 0.4 + 513 2^-40 and a budget 2 updates above floor(mu_+): there
+    the test after floor(mu_+) updates fails while the one after floor(mu_+) + 1 holds (round-off),
+    so the cap's integer test floor(mu_+) + 1 >= room must not fire one update early -- started at the
+    cap, the guards would keep lambda = room; started at floor(mu_+) + 1, they settle lower."""
+    from reference.arithmetic import Arithmetic
+    from reference.dynamic_margin import pfm_mu_plus
+
+    p, q = 0.4 + 513 * 2.0**-40, 0.25 + 2.0**-54
+    fl = int(np.floor(pfm_mu_plus(0.5, p, q, 1.0, 1, Arithmetic(None))))
+    return 1, 0.5, 1, 1.0, p, q, 1 + fl + 2
+
+
+def _huge_mu_state():
+    """PFM(beta = 1/2), q_j = 1/2, p = 0, ell_t = 2^125: s = q - beta^2 = 1/4 and every step of mu_+
+    is exact, mu_+ = 2 sqrt(ell_t / 2) = 2^63 exactly -- the edge of the float-to-int conversion
+    (int64 holds < 2^63); a budget of 2^62: lambda = room."""
+    return 1, 0.5, 1, 2.0**125, 0.0, 0.5, 2**62
+
+
 @needs_numba
 @pytest.mark.parametrize(
     "state",
@@ -310,6 +330,8 @@ def _cap_state():
         # p just above theta_t: mu_+ = -0.001, lambda = max(1, floor(mu_+) + 1 = 0) = 1
         (0, 0.5, 1, 1.0, 0.5 + 2.0**-10, 1.0, 100),
         _cap_state(),
+        _flicker_at_cap_state(),
+        _huge_mu_state(),
         # no finite mu_+ (plain single update, no guards): PFM with beta >= ||y_j||; PDM's mu_+ NaN
         # (2C overflows) and +inf ((-B + sqrt D) / 2A with 2A = 2e-310)
         (1, 2.0, 1, 1.0, 0.5, 1.0, 10**6),
