@@ -17,7 +17,7 @@ times move between runs, ratios much less.
    contiguous block per set, gathered beforehand (the memory-order floor), (c) like (b) but each
    update decided by the box's test p <= theta, theta recomputed after it (lambda still from the
    record), and (d) like (c) plus the box's own lambda with its round-off guards.  (c) and (d)
-   must follow the run's trajectory: their update counts are checked against it.  Target <= 1.2
+   must follow the run's trajectory: their update counts and final ell_t are checked against it.  Target <= 1.2
    over the floor (b), >= 2x faster than before the sets were read in memory order.
 3. **snkp** -- seconds per SNKP step (difference of two budgets: set-up and verification cancel)
    over the seconds of one G-product, on three instances: a dense G, n = 2000, where the softmax
@@ -78,7 +78,9 @@ def _median_rounds(contenders: dict, repeats: int) -> dict:
 # -- 1. plain PDM over its floor ------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+# the loops below compile in memory: numba's on-disk cache is keyed by the module's name, and this
+# file is run as a script and loaded by its test under other names
+@numba.njit
 def floor_pdm(data, indices, indptr, labels, q, rho, Delta, eps, d):
     """PT11's box and nothing else: dot, test, update, over the CSR rows in order 0..m-1."""
     m = labels.shape[0]
@@ -154,7 +156,7 @@ def record_visits(X, y, eps: float, cap: int = 60_000_000):
     return res, rec_j[:n_visits].copy(), rec_lam[:n_visits].copy(), rec_pass[: 2 * n_passes].reshape(-1, 2).copy()
 
 
-@numba.njit(cache=True)
+@numba.njit
 def replay_in_place(data, indices, indptr, labels, q, rho, Delta, rec_j, rec_lam, d, m):
     """The recorded visits, rows read in place: per visit the dot product, then the recorded updates."""
     a_x, a_D = np.zeros(d), np.zeros(m)
@@ -172,22 +174,22 @@ def replay_in_place(data, indices, indptr, labels, q, rho, Delta, rec_j, rec_lam
                 a_x[indices[jj]] += lam * (data[jj] * lj)
             a_r += lam * (rho * lj)
             a_D[j] += lam * (Delta * lj)
-            ell += 2.0 * lam * p + float(lam) * float(lam) * q[j]
+            ell = pt11_kernels._ell_after(ell, p, q[j], lam)
     return ell
 
 
 RECORDED, DECIDED, BOX = 0, 1, 2  # replay_blocks' modes
 
 
-@numba.njit(cache=True)
+@numba.njit
 def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho, Delta, rec_lam, d, m, eps, mode):
     """The recorded visits, every pass reading its set's rows from a contiguous block (gathered
     beforehand, not timed).  ``mode``: RECORDED, each visit updates as recorded (the decision and
     lambda known in advance); DECIDED, the update decided by the box's test p <= theta as the run
     decides it, theta = eps_bar ell / t after each update, lambda from the record; BOX, also lambda
     by the box's arithmetic (pt11_kernels._lambda with its round-off guards; single updates in the
-    first epoch, plain PDM's warm-up).  Returns t, the updates made: in the modes that decide,
-    the run's own only if the replay followed its trajectory."""
+    first epoch, plain PDM's warm-up).  ell as the kernel computes it (pt11_kernels._ell_after).
+    Returns (t, ell): the run's own, bit for bit, only if the replay followed its trajectory."""
     a_x, a_D = np.zeros(d), np.zeros(m)
     a_r, ell, theta = 0.0, 0.0, 0.0
     t = 0
@@ -215,11 +217,11 @@ def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho,
                     a_x[bind[jj]] += lam * (bdata[jj] * lj)
                 a_r += lam * (rho * lj)
                 a_D[j] += lam * (Delta * lj)
-                ell += 2.0 * lam * p + float(lam) * float(lam) * bq[r]
+                ell = pt11_kernels._ell_after(ell, p, bq[r], lam)
                 t += lam
                 if mode != RECORDED:
                     theta = pt11_kernels._threshold(0, eps, t, ell)
-    return t
+    return t, ell
 
 
 def _blocks(P, labels, q, rec_j, passes):
@@ -263,7 +265,7 @@ def sec4_ratios(X, y, eps: float, repeats: int, plain_seconds=None) -> dict:
     run = outs["sec4"]
     assert run.iterations == res.iterations and np.array_equal(run.w, res.w), "recording changed the run"
     for k in ("floor_memory_order", "floor_deciding", "floor_with_box_arithmetic"):
-        assert outs[k] == res.iterations, f"{k}: the replay left the run's trajectory"
+        assert outs[k] == (res.iterations, res.info["ell"]), f"{k}: the replay left the run's trajectory"
     out = {"updates": run.iterations, "epochs": run.info["epochs"], "passes": run.info["passes"], "visits": int(rec_j.size),
            "update_visits": int(np.count_nonzero(rec_lam)), "distinct_sets": int(blk[7].size - 1), "seconds": med["sec4"]}  # fmt: skip
     for k in ("floor_in_place", "floor_memory_order", "floor_deciding", "floor_with_box_arithmetic"):

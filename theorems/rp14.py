@@ -185,12 +185,13 @@ def _run(inst: Instance, key: str, fn: Callable[[], object], injected: bool):
 WITNESS_KKT = 1e-10
 
 
-def witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float = 1e-9, cut: Optional[float] = None,
+def witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float = 1e-9, cut=None,
                      iters: Sequence[int] = (200, 3000, 20000)) -> Tuple[float, Optional[np.ndarray], dict]:
     """dist(q, W); see :func:`_witness_distance` (retried with more Dykstra rounds until the KKT
     conditions verify).  ``cut``: an absolute eigenvalue threshold for range(G) in place of
-    ``rank_tol`` (e.g. :func:`reference.margins.span_cut`, so that W is the witness set of the
-    K_r that ``margin(..., of='span')`` decides about)."""
+    ``rank_tol``, or ``"span"``: :func:`reference.margins.span_cut` of G's largest eigenvalue, so
+    that W is the witness set of the K_r that ``margin(..., of='span')`` decides about (the cut
+    used is returned in ``info``)."""
     out = None
     for it in iters:
         out = _witness_distance(G, q, rank_tol=rank_tol, cut=cut, iters=it)
@@ -200,7 +201,7 @@ def witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float = 1e-9, cu
 
 
 def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: int,
-                      cut: Optional[float] = None) -> Tuple[float, Optional[np.ndarray], dict]:
+                      cut=None) -> Tuple[float, Optional[np.ndarray], dict]:
     """dist(q, W) = min ||q - w||_2 over the witness set W = {w in Delta_n : ||w||_G = 0}.
 
     Since G is PSD, ||w||_G = 0 iff G w = 0 iff V^T w = 0 for V an orthonormal basis of range(G)
@@ -228,7 +229,10 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
     q = np.asarray(q, dtype=np.float64)
     n = G.shape[0]
     lam, U = np.linalg.eigh((G + G.T) / 2)
-    thr = rank_tol * n * max(1.0, float(lam[-1])) if cut is None else float(cut)
+    if cut is None:
+        thr = rank_tol * n * max(1.0, float(lam[-1]))
+    else:
+        thr = reference.margins.span_cut(n, float(lam[-1])) if cut == "span" else float(cut)
     V = U[:, lam > thr]
     A = np.vstack([np.ones((1, n)), V.T])
     b = np.zeros(A.shape[0])
@@ -248,7 +252,8 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
         Q = yv + Q - xn
         x = xn
     if np.linalg.norm(A @ x - b) > 1e-3 and iters >= 3000:
-        return math.inf, None, {"certified": True, "reason": "W is empty (0 not in the hull)", "kkt": 0.0}
+        return math.inf, None, {"certified": True, "reason": "W is empty (0 not in the hull)", "kkt": 0.0,
+                                "cut": thr}
     S = set(np.flatnonzero(x > 1e-9).tolist())
     best = None
     for _ in range(50):
@@ -277,7 +282,7 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
         w = x
         kkt = float(np.linalg.norm(A @ x - b))
     return float(np.linalg.norm(q - w)), w, {"certified": kkt <= WITNESS_KKT, "kkt": float(kkt), "rank": int(V.shape[1]),
-                                             "lambda_max": float(lam[-1])}
+                                             "lambda_max": float(lam[-1]), "cut": thr}
 
 
 # -- exact Gordan (Lemma 6) -------------------------------------------------------------------------
@@ -946,8 +951,8 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     # which would grant a poor witness its own defect.  A witness off W or off the simplex by more
     # than that, or a G_r whose hull misses 0 (W empty), fails.
     p = np.asarray(m.p, float) if m.p is not None else None
-    cut = reference.margins.span_cut(n, float(np.linalg.eigvalsh(G)[-1]))
-    dist, w, info = witness_distance(G, np.full(n, 1.0 / n), cut=cut)
+    dist, w, info = witness_distance(G, np.full(n, 1.0 / n), cut="span")
+    cut = float(info["cut"])
     if w is None:
         return _verdict("RP14.theorem2", False, math.inf, 0.0, inst, sl=math.nan, case="infeasible",
                         clause="infeasible: a witness p with ||p||_G = 0", reason=info.get("reason"))

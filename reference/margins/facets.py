@@ -4,11 +4,11 @@ The margin of an infeasible K is -delta_max^rel, the distance from the origin to
 facet of conv{z_i} in span coordinates [spec E-A3].  This module computes the geometry:
 :func:`span_cut` (the eigenvalue cut of the numerical span), :func:`_span_coordinates` (points
 z_i in R^r with z_i . z_j = K_ij), :func:`_hyperplanes` (the supporting hyperplanes through
-r-subsets, batched SVD) and :func:`_enumerate_facets` (all r-subsets).  Its answers are float64 estimates: the driver takes the complete enumeration's
-best facet as ``upper = -delta_max`` only with the round-off allowance of
-:func:`reference.margins.bounds._facet_allowance`, and the facet normal only as a witness that
-:mod:`.bounds` evaluates.  (The local search used when enumeration is too expensive lives in
-:mod:`.search`: it proposes a lower-bound witness and nothing else.)
+r-subsets, batched SVD) and :func:`_enumerate_facets` (all r-subsets).  Its answers are float64
+estimates: the driver takes the complete enumeration's best facet as ``upper = -delta_max`` only
+with the round-off allowance of :func:`reference.margins.bounds._facet_allowance`, and the facet
+normal only as a witness that :mod:`.bounds` evaluates.  (The local search used when enumeration
+is too expensive lives in :mod:`.search`: it proposes a lower-bound witness and nothing else.)
 """
 
 from __future__ import annotations

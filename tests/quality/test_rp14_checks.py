@@ -228,15 +228,17 @@ def _theorem2_with_witness(monkeypatch, w, kkt=0.0):
     reporting ``kkt`` as its residual)."""
     inst = _three_points_on_a_line()
     assert inst.margin_G.feasible is False
-    info = {"certified": kkt <= rp14.WITNESS_KKT, "kkt": kkt, "rank": 1, "lambda_max": 3.0}
+    info = {"certified": kkt <= rp14.WITNESS_KKT, "kkt": kkt, "rank": 1, "lambda_max": 3.0,
+            "cut": reference.margins.span_cut(3, 3.0)}
     monkeypatch.setattr(rp14, "witness_distance", lambda G, q, **kw: (0.0, np.asarray(w, float), info))
     return rp14.check_theorem2(inst)
 
 
-@pytest.mark.parametrize("s, holds", [(2.0**-34, True), (2.0**-30, False)])
+@pytest.mark.parametrize("s, holds", [(2.0**-34, True), (rp14.WITNESS_KKT, True), (2.0**-30, False)])
 def test_theorem2_grants_a_negative_weight_only_the_solvers_certification_level(monkeypatch, s, holds):
-    """w = (1/2 + s, 1/2, -s): ||w||_G = 0 and 1^T w = 1 exactly, one weight -s.  Inside the level
-    1e-10 (s = 5.8e-11) the witness stands; beyond it (9.3e-10) it is not a point of the simplex."""
+    """w = (1/2 + s, 1/2, -s): ||w||_G = 0 and 1^T w = 1 exactly (dyadic s) or to an ulp, one weight
+    -s.  Inside the level 1e-10 (s = 5.8e-11) and at it the witness stands; beyond it (9.3e-10) it
+    is not a point of the simplex."""
     v = _theorem2_with_witness(monkeypatch, [0.5 + s, 0.5, -s])
     assert v.lhs <= v.allowance and v.holds is holds, v  # lhs: a rigorous upper bound on 0
 

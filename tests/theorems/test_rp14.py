@@ -250,17 +250,19 @@ def test_statement_holds_sweep(cid, data):
 
 
 @pytest.mark.parametrize(
-    "kwargs, W",
+    "kwargs, W, cut",
     [
-        ({}, [0.0, 1.0]),  # cut 1e-9 n max(1, lambda_max) = 8e-9 > 4e-9: rank 1, W = {e_2}
-        ({"cut": 5e-9}, [0.0, 1.0]),  # an explicit cut above 4e-9: the same
-        ({"cut": 1e-9}, None),  # below it: rank 2, W empty
+        ({}, [0.0, 1.0], 8e-9),  # 1e-9 n max(1, lambda_max) = 8e-9 > 4e-9: rank 1, W = {e_2}
+        ({"cut": 5e-9}, [0.0, 1.0], 5e-9),  # an explicit cut above 4e-9: the same
+        ({"cut": 1e-9}, None, 1e-9),  # below it: rank 2, W empty
+        ({"cut": "span"}, None, 2 * 1e3 * 2.0**-52 * 4.0),  # the span's cut, n 1000 eps lambda_max: the same
     ],
 )
-def test_witness_distance_keeps_the_eigenvalues_above_its_cut(kwargs, W):
+def test_witness_distance_keeps_the_eigenvalues_above_its_cut(kwargs, W, cut):
     """G = diag(4, 4e-9) (exact eigenvalues): dist(1_2/2, W) is 1/sqrt(2) when the small
-    eigenvalue is cut, infinite when it is kept."""
+    eigenvalue is cut, infinite when it is kept; the cut used is returned."""
     dist, w, info = rp14.witness_distance(np.diag([4.0, 4e-9]), np.full(2, 0.5), **kwargs)
+    assert info["cut"] == pytest.approx(cut, rel=1e-15)
     if W is None:
         assert w is None and dist == math.inf
     else:
