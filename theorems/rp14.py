@@ -222,8 +222,9 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
     residuals, which are returned in ``info`` (``kkt``: max violation, typically ~1e-15;
     ``certified``: kkt <= :data:`WITNESS_KKT`).  Checks use the distance with tolerance 1e-8.
 
-    Returns ``(dist, w, info)``; ``(inf, None, info)`` when W is empty (rank test: the least-
-    squares residual of {A w = b, w >= 0} stays positive, i.e. the problem is feasible).
+    Returns ``(dist, w, info)`` (``info["span"]``: the kept eigenvalues and their eigenvectors V);
+    ``(inf, None, info)`` when W is empty (rank test: the least-squares residual of
+    {A w = b, w >= 0} stays positive, i.e. the problem is feasible).
     """
     G = np.asarray(G, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -282,7 +283,7 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
         w = x
         kkt = float(np.linalg.norm(A @ x - b))
     return float(np.linalg.norm(q - w)), w, {"certified": kkt <= WITNESS_KKT, "kkt": float(kkt), "rank": int(V.shape[1]),
-                                             "lambda_max": float(lam[-1]), "cut": thr}
+                                             "lambda_max": float(lam[-1]), "cut": thr, "span": (lam[lam > thr], V)}
 
 
 # -- exact Gordan (Lemma 6) -------------------------------------------------------------------------
@@ -941,29 +942,30 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
                         clause="feasible: rho_K^2 <= min_i (G p*)_i")
     if feas is None:
         return None  # the margin decided neither case: no claim to check
-    # Infeasible.  The margin's verdict is about K_r, G restricted to its numerical span
-    # (of='span': eigenvalues above span_cut): Theorem 2 then gives w in the simplex with
-    # ||w||_{G_r} = 0, i.e. V_r^T w = 0, which is what W is with that cut.  On G as stored,
-    # ||w||_G^2 <= lambda_max ||V_r^T w||^2 + (discarded eigenvalues + eigensolver backward
-    # error) ||w||_2^2 <= lambda_max r WITNESS_KKT^2 + 3 cut ||w||_2^2 (V_r^T w = 0 to the solver's
-    # certification level; discarded <= cut; the backward error, ~n eps lambda_max, is far below
-    # the cut's n 1000 eps lambda_max): the allowance, fixed -- not the residual the solver reports,
-    # which would grant a poor witness its own defect.  A witness off W or off the simplex by more
-    # than that, or a G_r whose hull misses 0 (W empty), fails.
+    # Infeasible.  The margin's verdict is about K_r = V_r S_r V_r^T, G restricted to its numerical
+    # span (of='span': eigenvalues above span_cut): Theorem 2 on K_r gives w in the simplex with
+    # ||w||_{K_r} = ||S_r^{1/2} V_r^T w|| = 0, the witness set W with that cut.  Judged on K_r
+    # itself: ||S_r^{1/2} V_r^T w|| <= sqrt(r lambda_max) (WITNESS_KKT + 2 (n + 2) u ||w||_1), the
+    # solver's certification level for V_r^T w = 0 plus the round-off of the product (|V| <= 1),
+    # fixed -- not the residual the solver reports, which would grant a poor witness its own
+    # defect -- and w in the simplex to that level.  A witness off W or off the simplex, or a K_r
+    # whose hull misses 0 (W empty), fails.  (On G as stored, ||w||_G is larger by at most the
+    # discarded spectrum, ||w||_G^2 <= ||w||_{K_r}^2 + 2 cut ||w||_2^2: reported, not judged.)
     p = np.asarray(m.p, float) if m.p is not None else None
     dist, w, info = witness_distance(G, np.full(n, 1.0 / n), cut="span")
     cut = float(info["cut"])
     if w is None:
         return _verdict("RP14.theorem2", False, math.inf, 0.0, inst, sl=math.nan, case="infeasible",
-                        clause="infeasible: a witness p with ||p||_G = 0", reason=info.get("reason"))
-    eta = float(g_norm_upper(G, w, AR))  # rigorous upper bound on ||w||_G
-    kkt, r = float(info["kkt"]), int(info["rank"])
-    allowance = math.sqrt(3 * cut * float(w @ w) + max(info["lambda_max"], 0.0) * r * WITNESS_KKT**2)
+                        clause="infeasible: a witness p with ||p||_{K_r} = 0", reason=info.get("reason"))
+    s_r, V_r = info["span"]
+    eta = float(np.linalg.norm(np.sqrt(s_r) * (V_r.T @ w)))  # ||w||_{K_r}
+    kkt, r, lam_max = float(info["kkt"]), int(info["rank"]), max(float(info["lambda_max"]), 0.0)
+    allowance = math.sqrt(r * lam_max) * (WITNESS_KKT + 2 * (n + 2) * UNIT_ROUNDOFF * float(np.sum(np.abs(w))))
     ok = eta <= allowance and float(np.min(w)) >= -WITNESS_KKT and abs(float(np.sum(w)) - 1) <= WITNESS_KKT
     return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=allowance,
-                    clause="infeasible: a witness p with ||p||_G = 0 (on G's numerical span)",
-                    witness_norm=eta, margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=kkt,
-                    rank=r, cut=cut)
+                    clause="infeasible: a witness p with ||p||_{K_r} = 0 (K_r: G on its numerical span)",
+                    witness_norm_on_G=float(g_norm_upper(G, w, AR)),
+                    margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=kkt, rank=r, cut=cut)
 
 
 @register(

@@ -229,7 +229,7 @@ def _theorem2_with_witness(monkeypatch, w, kkt=0.0):
     inst = _three_points_on_a_line()
     assert inst.margin_G.feasible is False
     info = {"certified": kkt <= rp14.WITNESS_KKT, "kkt": kkt, "rank": 1, "lambda_max": 3.0,
-            "cut": reference.margins.span_cut(3, 3.0)}
+            "cut": reference.margins.span_cut(3, 3.0), "span": (np.array([3.0]), np.array([[1.0], [-1.0], [1.0]]) / np.sqrt(3))}
     monkeypatch.setattr(rp14, "witness_distance", lambda G, q, **kw: (0.0, np.asarray(w, float), info))
     return rp14.check_theorem2(inst)
 
@@ -266,6 +266,16 @@ def test_theorem2_does_not_grant_a_witness_the_residual_its_solver_reports(monke
     residual of 1e-3 (an allowance scaled by it would be ~1.7e-3 and let w through)."""
     v = _theorem2_with_witness(monkeypatch, [0.5 + 2.0**-14, 0.5 - 2.0**-14, 0.0], kkt=1e-3)
     assert not v.holds and v.lhs >= 2.0**-13 > 50 * v.allowance, v
+
+
+@pytest.mark.parametrize("rho", [1e-4, 1e-6])
+def test_theorem2_rejects_an_infeasible_verdict_on_data_separable_by_a_small_margin(rho):
+    """A margin that calls data of margin 1e-4 or 1e-6 infeasible: every point of the simplex has
+    ||w||_G >= rho, far above the check's allowance (~1e-10): whatever the witness solver
+    returns (nothing, or its best uncertified point), the infeasible clause fails."""
+    inst = _fake_margin(planted_separable(3, 3, 5, rho, seed=1), feasible=False)
+    v = rp14.check_theorem2(inst)
+    assert v is not None and not v.holds and v.details["case"] == "infeasible", v
 
 
 def test_theorem2_judges_no_case_when_the_margin_is_undecided():
