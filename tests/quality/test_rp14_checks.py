@@ -250,6 +250,23 @@ def test_theorem2_grants_a_sum_off_one_only_the_solvers_certification_level(monk
     assert v.lhs <= v.allowance and v.holds is holds, v
 
 
+@pytest.mark.parametrize("excess, holds", [(1.8e-15, True), (2.5e-15, False)])
+def test_theorem2_allowance_is_the_certification_level_plus_the_products_round_off(monkeypatch, excess, holds):
+    """K_r given exactly as 4 e_1 e_1^T (r = 1, lambda_max = 4; n = 3): ||w||_{K_r} = 2 |w_1| exactly
+    and the allowance is sqrt(r lambda_max) (1e-10 + 2 (n + 2) u ||w||_1) = 2e-10 + 2.22e-15.  A
+    witness whose norm exceeds 2e-10 by 1.8e-15 stands, one by 2.5e-15 does not: one on each side of
+    the round-off term, both far from it against the rounding of the allowance itself (~3e-26)."""
+    w1 = (2e-10 + excess) / 2
+    inst = _three_points_on_a_line()
+    assert inst.margin_G.feasible is False
+    info = {"certified": True, "kkt": 0.0, "rank": 1, "lambda_max": 4.0, "cut": 0.0,
+            "span": (np.array([4.0]), np.array([[1.0], [0.0], [0.0]]))}
+    w = np.array([w1, (1 - w1) / 2, (1 - w1) / 2])
+    monkeypatch.setattr(rp14, "witness_distance", lambda G, q, **kw: (0.0, w, info))
+    v = rp14.check_theorem2(inst)
+    assert v.lhs == 2 * w1 and v.holds is holds, v
+
+
 def test_theorem2_rejects_a_simplex_point_of_nonzero_norm(monkeypatch):
     """w = e_1 lies on the simplex, ||e_1||_G = 1: not a witness."""
     v = _theorem2_with_witness(monkeypatch, [1.0, 0.0, 0.0])
