@@ -42,7 +42,7 @@ FACES = {
     "reference.margins": {
         "DEFAULT_MAX_ITER", "DEFAULT_MAX_SUBSETS", "DataMargin", "Margin", "MinNormPoint", "certified_lower",
         "certified_upper", "gordan_certificate", "lower_bound", "margin", "margin_from_data", "min_norm_point",
-        "upper_bound",
+        "span_cut", "upper_bound",
     },
 }
 
