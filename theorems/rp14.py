@@ -40,6 +40,8 @@ from reference import smoothed as _smoothed  # the textbook von Neumann algorith
 from reference import von_neumann as _von_neumann  # the steps of reference.nvn / snkpvn / isnkpvn, without the
 # public functions' up-front refusal of accuracies below the round-off floor (Lemma 9 reads traces at 1e-8)
 from reference.arithmetic import UNIT_ROUNDOFF, Arithmetic, g_norm_upper
+from reference.arithmetic import gamma as _gamma  # Higham's gamma_k (check_theorem4 has a parameter gamma)
+from reference.data import check_real
 from reference.smoothed import loss as _loss
 from reference.smoothed import smoothed_loss, smoothed_loss_q
 
@@ -232,9 +234,14 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
     lam, U = np.linalg.eigh((G + G.T) / 2)
     if cut is None:
         thr = rank_tol * n * max(1.0, float(lam[-1]))
+    elif isinstance(cut, str):
+        if cut != "span":
+            raise ValueError(f"cut must be None, 'span' or a real number >= 0, got {cut!r}")
+        thr = reference.margins.span_cut(n, float(lam[-1]))
     else:
-        thr = reference.margins.span_cut(n, float(lam[-1])) if cut == "span" else float(cut)
-    V = U[:, lam > thr]
+        thr = float(check_real("cut", cut, low=0, low_open=False, hint="pass None, 'span' or a cut >= 0"))
+    kept = lam > thr
+    V = U[:, kept]
     A = np.vstack([np.ones((1, n)), V.T])
     b = np.zeros(A.shape[0])
     b[0] = 1.0
@@ -283,7 +290,7 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
         w = x
         kkt = float(np.linalg.norm(A @ x - b))
     return float(np.linalg.norm(q - w)), w, {"certified": kkt <= WITNESS_KKT, "kkt": float(kkt), "rank": int(V.shape[1]),
-                                             "lambda_max": float(lam[-1]), "cut": thr, "span": (lam[lam > thr], V)}
+                                             "lambda_max": float(lam[-1]), "cut": thr, "span": (lam[kept], V)}
 
 
 # -- exact Gordan (Lemma 6) -------------------------------------------------------------------------
@@ -945,7 +952,7 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     # Infeasible.  The margin's verdict is about K_r = V_r S_r V_r^T, G restricted to its numerical
     # span (of='span': eigenvalues above span_cut): Theorem 2 on K_r gives w in the simplex with
     # ||w||_{K_r} = ||S_r^{1/2} V_r^T w|| = 0, the witness set W with that cut.  Judged on K_r
-    # itself: ||S_r^{1/2} V_r^T w|| <= sqrt(r lambda_max) (WITNESS_KKT + 2 (n + 2) u ||w||_1), the
+    # itself: ||S_r^{1/2} V_r^T w|| <= sqrt(r lambda_max) (WITNESS_KKT + 2 gamma_{n+2} ||w||_1), the
     # solver's certification level for V_r^T w = 0 plus the round-off of the product (|V| <= 1),
     # fixed -- not the residual the solver reports, which would grant a poor witness its own
     # defect -- and w in the simplex to that level.  A witness off W or off the simplex, or a K_r
@@ -960,7 +967,7 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     s_r, V_r = info["span"]
     eta = float(np.linalg.norm(np.sqrt(s_r) * (V_r.T @ w)))  # ||w||_{K_r}
     kkt, r, lam_max = float(info["kkt"]), int(info["rank"]), max(float(info["lambda_max"]), 0.0)
-    allowance = math.sqrt(r * lam_max) * (WITNESS_KKT + 2 * (n + 2) * UNIT_ROUNDOFF * float(np.sum(np.abs(w))))
+    allowance = math.sqrt(r * lam_max) * (WITNESS_KKT + 2 * _gamma(n + 2, AR) * float(np.sum(np.abs(w))))
     ok = eta <= allowance and float(np.min(w)) >= -WITNESS_KKT and abs(float(np.sum(w)) - 1) <= WITNESS_KKT
     return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=allowance,
                     clause="infeasible: a witness p with ||p||_{K_r} = 0 (K_r: G on its numerical span)",

@@ -18,6 +18,7 @@ import itertools
 import numpy as np
 
 from ..arithmetic import MACHINE_EPS
+from ..data import check_int, check_real
 
 
 def span_cut(n: int, s_max: float) -> float:
@@ -25,9 +26,12 @@ def span_cut(n: int, s_max: float) -> float:
 
     Eigenvalues strictly above it span K_r, the object of ``margin(K, of='span')``; those at or
     below it are taken as round-off (the cut sits ~1000 times above the backward error of a
-    symmetric eigensolver, n eps max eig).
+    symmetric eigensolver, n eps max eig).  ``n``: an integer >= 1; ``s_max``: a finite real (a
+    nonpositive one gives 0).
     """
-    return max(float(s_max), 0.0) * (n * 1e3 * MACHINE_EPS)
+    n = check_int("n", n, low=1)
+    s_max = float(check_real("s_max", s_max, hint="the largest eigenvalue of K"))
+    return max(s_max, 0.0) * (n * 1e3 * MACHINE_EPS)
 
 
 def _span_coordinates(Kf: np.ndarray):

@@ -40,3 +40,27 @@ def test_the_quick_run_measures_every_part_it_is_asked_for(tmp_path, capsys):
                                                                  "floor_with_box_arithmetic")]
     assert all(0 < r < float("inf") for r in ratios), ratios
     assert "Sec. 4" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@needs_numba
+def test_the_replays_that_decide_are_checked_against_the_runs_trajectory():
+    """On real-valued data (where ell_t is not an integer and its summation order shows), the
+    replays that decide the updates reproduce the run's update count and final ell_t bit for bit,
+    and the comparison the script makes can fail: replayed with another eps, the box's arithmetic
+    leaves the trajectory."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    er = _script()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 8))
+    y = np.where(X @ rng.standard_normal(8) > 0, 1, -1)
+    X = sp.csr_matrix(X)
+    res, rec_j, rec_lam, passes = er.record_visits(X, y, 0.01, cap=10**6)
+    P, labels, q = er._patterns(X, y)
+    blk = er._blocks(P, labels, q, rec_j, passes)
+    run = (res.iterations, res.info["ell"])
+    for mode in (er.RECORDED, er.DECIDED, er.BOX):
+        assert er.replay_blocks(*blk, 1.0, 1.0, rec_lam, P.n_features, P.m, 0.01, mode) == run, mode
+    assert er.replay_blocks(*blk, 1.0, 1.0, rec_lam, P.n_features, P.m, 0.02, er.BOX) != run

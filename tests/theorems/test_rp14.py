@@ -270,6 +270,12 @@ def test_witness_distance_keeps_the_eigenvalues_above_its_cut(kwargs, W, cut):
         assert np.allclose(w, W, atol=1e-12) and dist == pytest.approx(math.sqrt(0.5), rel=1e-9)
 
 
+@pytest.mark.parametrize("cut", ["spam", -1e-9, float("nan"), float("inf"), [1e-9]])
+def test_witness_distance_refuses_a_cut_that_is_not_span_or_a_finite_nonnegative_real(cut):
+    with pytest.raises(ValueError, match="^cut must"):
+        rp14.witness_distance(np.diag([4.0, 4e-9]), np.full(2, 0.5), cut=cut)
+
+
 def test_theorem2_on_a_gaussian_gram_whose_margin_is_below_float64_resolution():
     """Ten points of R^1 under a Gaussian kernel: G is positive definite in exact arithmetic (so
     the instance is feasible), but five eigenvalues lie below 1e-11 (the smallest real one,

@@ -111,6 +111,13 @@ def test_span_cut_is_n_1000_eps_times_the_largest_eigenvalue_and_zero_for_a_nonp
     assert facets.span_cut(7, 0.0) == 0.0 and facets.span_cut(7, -1e-17) == 0.0
 
 
+@pytest.mark.parametrize("n, s_max, name", [(0, 1.0, "n"), (2.5, 1.0, "n"), (True, 1.0, "n"), ("3", 1.0, "n"),
+                                           (3, float("nan"), "s_max"), (3, float("inf"), "s_max"), (3, "1", "s_max")])
+def test_span_cut_refuses_what_is_not_a_count_and_a_finite_eigenvalue(n, s_max, name):
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        facets.span_cut(n, s_max)
+
+
 def test_span_coordinates_keep_exactly_the_eigenvalues_strictly_above_the_cut():
     """diag(1, c, 2c) with c the cut of n = 3, lambda_max = 1 (an exact float): c itself is
     dropped (the cut is strict), 2c kept."""
