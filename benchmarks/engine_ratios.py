@@ -17,8 +17,8 @@ times move between runs, ratios much less.
    contiguous block per set, gathered beforehand (the memory-order floor), (c) like (b) but each
    update decided by the box's test p <= theta, theta recomputed after it (lambda still from the
    record), and (d) like (c) plus the box's own lambda with its round-off guards.  (c) and (d)
-   must follow the run's trajectory: their update counts and final ell_t are checked against it.  Target <= 1.2
-   over the floor (b), >= 2x faster than before the sets were read in memory order.
+   must follow the run's trajectory: their update counts and final ell_t are checked against it.
+   Target <= 1.2 over the floor (b), >= 2x faster than before the sets were read in memory order.
 3. **snkp** -- seconds per SNKP step (difference of two budgets: set-up and verification cancel)
    over the seconds of one G-product, on three instances: a dense G, n = 2000, where the softmax
    p stays dense (Gaussian points, random labels: not separable); a dense G, n = 2000, where it
@@ -56,6 +56,7 @@ from reference.patterns import make_patterns
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"  # ../shared/data beside the repository
 PARTS = ("pdm", "sec4", "snkp", "snkpvn", "check_gram", "loader")
+BUDGET = 10**10  # max_iter of the PDM runs (none reaches it; the replays' lambda is capped by it as the run's is)
 
 
 def _cpu(f):
@@ -128,7 +129,7 @@ def pdm_ratios(X, y, eps: float, repeats: int) -> dict:
     reference.pdm(X[:50], y[:50], eps, Delta=1.0, engine="fast")  # compile
     med, outs = _median_rounds({
         "floor": lambda: floor_pdm(*args),
-        "plain": lambda: reference.pdm(X, y, eps, Delta=1.0, max_iter=10**10, engine="fast"),
+        "plain": lambda: reference.pdm(X, y, eps, Delta=1.0, max_iter=BUDGET, engine="fast"),
     }, repeats)  # fmt: skip
     (t_updates, epochs), plain = outs["floor"], outs["plain"]
     assert plain.iterations == t_updates and plain.info["epochs"] == epochs, "the floor loop is not the same algorithm"
@@ -147,7 +148,7 @@ def record_visits(X, y, eps: float, cap: int = 60_000_000):
     real = pt11_kernels.run
     pt11_kernels.run = lambda *args: pt11_kernels.run_recorded(*args, rec_j, rec_lam, rec_pass, rec_n)
     try:
-        res = reference.pdm(X, y, eps, Delta=1.0, max_iter=10**10, active_sets=True, multiple_updates=True, engine="fast")
+        res = reference.pdm(X, y, eps, Delta=1.0, max_iter=BUDGET, active_sets=True, multiple_updates=True, engine="fast")
     finally:
         pt11_kernels.run = real
     n_visits, n_passes = (int(v) for v in rec_n)
@@ -209,7 +210,7 @@ def replay_blocks(bdata, bind, bptr, blab, bq, bj, pass_block, block_start, rho,
                 if not p <= theta:
                     lam = 0
                 elif mode == BOX and i > 0:
-                    lam = pt11_kernels._lambda(0, eps, t, ell, p, bq[r], 1 << 62)[0]
+                    lam = pt11_kernels._lambda(0, eps, t, ell, p, bq[r], BUDGET)[0]
                 elif mode == BOX:
                     lam = 1
             if lam > 0:
@@ -256,7 +257,7 @@ def sec4_ratios(X, y, eps: float, repeats: int, plain_seconds=None) -> dict:
     replay_in_place(P.data, P.indices, P.indptr, labels, q, 1.0, 1.0, rec_j[:1], rec_lam[:1], d, m)  # compile
     replay_blocks(*blk[:6], blk[6][:1], blk[7], 1.0, 1.0, rec_lam, d, m, eps, BOX)  # compile
     med, outs = _median_rounds({
-        "sec4": lambda: reference.pdm(X, y, eps, Delta=1.0, max_iter=10**10, active_sets=True, multiple_updates=True, engine="fast"),
+        "sec4": lambda: reference.pdm(X, y, eps, Delta=1.0, max_iter=BUDGET, active_sets=True, multiple_updates=True, engine="fast"),
         "floor_in_place": lambda: replay_in_place(P.data, P.indices, P.indptr, labels, q, 1.0, 1.0, rec_j, rec_lam, d, m),
         "floor_memory_order": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, RECORDED),
         "floor_deciding": lambda: replay_blocks(*blk, 1.0, 1.0, rec_lam, d, m, eps, DECIDED),

@@ -208,9 +208,8 @@ def _witness_distance(G: np.ndarray, q: np.ndarray, *, rank_tol: float, iters: i
 
     Since G is PSD, ||w||_G = 0 iff G w = 0 iff V^T w = 0 for V an orthonormal basis of range(G)
     (eigenvectors with eigenvalue > ``rank_tol`` * n * max(1, lambda_max), or > ``cut`` when
-    given).  So W is the polytope
-    {w >= 0, A w = b} with A = [1^T; V^T], b = e_1, and dist(q, W) is the Euclidean projection of
-    q onto it, a strictly convex QP.  Solver:
+    given).  So W is the polytope {w >= 0, A w = b} with A = [1^T; V^T], b = e_1, and dist(q, W)
+    is the Euclidean projection of q onto it, a strictly convex QP.  Solver:
 
     1. Dykstra's alternating projections between {w >= 0} and the affine set {A w = b}
        (``iters`` rounds; converges to the projection onto the intersection);
@@ -960,7 +959,6 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     # discarded spectrum, ||w||_G^2 <= ||w||_{K_r}^2 + 2 cut ||w||_2^2: reported, not judged.)
     p = np.asarray(m.p, float) if m.p is not None else None
     dist, w, info = witness_distance(G, np.full(n, 1.0 / n), cut="span")
-    cut = float(info["cut"])
     if w is None:
         return _verdict("RP14.theorem2", False, math.inf, 0.0, inst, sl=math.nan, case="infeasible",
                         clause="infeasible: a witness p with ||p||_{K_r} = 0", reason=info.get("reason"))
@@ -972,7 +970,8 @@ def check_theorem2(inst: Instance, **_) -> Optional[Verdict]:
     return _verdict("RP14.theorem2", ok, eta, 0.0, inst, sl=math.nan, case="infeasible", allowance=allowance,
                     clause="infeasible: a witness p with ||p||_{K_r} = 0 (K_r: G on its numerical span)",
                     witness_norm_on_G=float(g_norm_upper(G, w, AR)),
-                    margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=kkt, rank=r, cut=cut)
+                    margin_p_norm=reference.g_norm(G, p) if p is not None else None, kkt=kkt, rank=r,
+                    cut=float(info["cut"]))
 
 
 @register(
