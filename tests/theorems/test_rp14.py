@@ -254,6 +254,7 @@ def test_statement_holds_sweep(cid, data):
     [
         ({}, [0.0, 1.0], 8e-9),  # 1e-9 n max(1, lambda_max) = 8e-9 > 4e-9: rank 1, W = {e_2}
         ({"cut": 5e-9}, [0.0, 1.0], 5e-9),  # an explicit cut above 4e-9: the same
+        ({"cut": 4e-9}, [0.0, 1.0], 4e-9),  # at it: the same (kept means strictly above the cut)
         ({"cut": 1e-9}, None, 1e-9),  # below it: rank 2, W empty
         ({"cut": "span"}, None, 2 * 1e3 * 2.0**-52 * 4.0),  # the span's cut, n 1000 eps lambda_max: the same
     ],
